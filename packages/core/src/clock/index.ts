@@ -1,0 +1,2 @@
+export { type Clock, systemClock } from './clock';
+export { VirtualClock } from './virtual-clock';

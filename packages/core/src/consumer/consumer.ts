@@ -1,0 +1,200 @@
+import type { Delivery } from '../queue/delivery';
+import type { Queue } from '../queue/queue';
+import { type BackoffPolicy, backoffDelay } from '../retry';
+import { DEFAULT_REDELIVERY_BACKOFF, decideOnFailure } from './failure-policy';
+
+export interface HandlerContext {
+  /** Aborted when the lease is lost: the work may be done twice, so stop side effects if you can. */
+  signal: AbortSignal;
+}
+
+export type Handler = (delivery: Delivery, context: HandlerContext) => Promise<void>;
+
+export interface ConsumeOptions {
+  /** Deliveries handled at once. Default 1. */
+  concurrency?: number;
+  /** Lease per delivery; extended every half lease while the handler runs, where the driver can. */
+  leaseSeconds?: number;
+  /** Long-poll per receive. Default 1 s, which bounds how long close() waits for an idle receive. */
+  waitSeconds?: number;
+  /** Stops the consumer (drains in-flight work) when aborted. */
+  signal?: AbortSignal;
+  /** Delay before a failed delivery is seen again, growing with its receive count. */
+  redeliveryBackoff?: Partial<BackoffPolicy>;
+  /** Deliveries before a retryable failure is given up as dead. Default 10. */
+  maxDeliveries?: number;
+  /**
+   * Where dead deliveries go when the driver has no dead-letter destination. Acked after it
+   * resolves. Without it and without a driver DLQ, a dead delivery is released with the longest
+   * backoff instead: queueport never drops a message silently.
+   */
+  onDeadLetter?: (delivery: Delivery, reason: string) => Promise<void>;
+  /** Failures that are not the handler's own result: receive, ack, release, extension. */
+  onError?: (error: unknown, delivery?: Delivery) => void;
+}
+
+export interface ConsumerStats {
+  received: number;
+  acked: number;
+  released: number;
+  deadLettered: number;
+  errors: number;
+}
+
+/** The loop behind `queue.consume`. Stops by draining: no new receives, in-flight work finishes. */
+export class Consumer {
+  readonly stats: ConsumerStats = { received: 0, acked: 0, released: 0, deadLettered: 0, errors: 0 };
+  /** Resolves when the loop has stopped and every in-flight delivery is settled. */
+  readonly done: Promise<void>;
+  readonly #queue: Queue;
+  readonly #handler: Handler;
+  readonly #stop = new AbortController();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #concurrency: number;
+  readonly #leaseSeconds: number;
+  readonly #waitSeconds: number;
+  readonly #maxDeliveries: number;
+  readonly #backoff: BackoffPolicy;
+  readonly #options: ConsumeOptions;
+
+  constructor(queue: Queue, handler: Handler, options: ConsumeOptions, onStopped: () => void) {
+    this.#queue = queue;
+    this.#handler = handler;
+    this.#options = options;
+    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+    this.#leaseSeconds = options.leaseSeconds ?? Math.min(30, queue.capabilities.leaseSeconds.max);
+    this.#waitSeconds = options.waitSeconds ?? 1;
+    this.#maxDeliveries = options.maxDeliveries ?? 10;
+    this.#backoff = { ...DEFAULT_REDELIVERY_BACKOFF, ...options.redeliveryBackoff };
+    if (options.signal?.aborted) this.#stop.abort();
+    options.signal?.addEventListener('abort', () => this.#stop.abort(), { once: true });
+    this.done = this.#run().finally(onStopped);
+  }
+
+  get stopping(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  /** Stops receiving and waits for in-flight deliveries to settle. */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    await this.done;
+  }
+
+  async #run(): Promise<void> {
+    const signal = this.#stop.signal;
+    let consecutiveErrors = 0;
+    while (!signal.aborted) {
+      const free = this.#concurrency - this.#inFlight.size;
+      if (free <= 0) {
+        await Promise.race(this.#inFlight);
+        continue;
+      }
+      let batch: Delivery[];
+      try {
+        batch = await this.#queue.receive({
+          maxMessages: Math.min(free, this.#queue.capabilities.batchMax),
+          leaseSeconds: this.#leaseSeconds,
+          waitSeconds: this.#waitSeconds,
+          signal,
+        });
+        consecutiveErrors = 0;
+      } catch (error) {
+        if (signal.aborted) break;
+        this.#reportError(error);
+        consecutiveErrors++;
+        await this.#pause(backoffDelay(consecutiveErrors, { baseMs: 200, maxMs: 30_000, jitter: 1 }));
+        continue;
+      }
+      if (batch.length === 0 && this.#waitSeconds === 0) await this.#pause(50);
+      for (const delivery of batch) {
+        this.stats.received++;
+        const task: Promise<void> = this.#handle(delivery).finally(() => this.#inFlight.delete(task));
+        this.#inFlight.add(task);
+      }
+    }
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  async #handle(delivery: Delivery): Promise<void> {
+    const leaseLost = new AbortController();
+    const handlerDone = new AbortController();
+    const extension = this.#keepLeaseAlive(delivery, handlerDone.signal, leaseLost);
+    let failure: { error: unknown } | undefined;
+    try {
+      await this.#handler(delivery, { signal: leaseLost.signal });
+    } catch (error) {
+      failure = { error };
+    } finally {
+      handlerDone.abort();
+      await extension;
+    }
+    try {
+      if (!failure) {
+        await delivery.ack();
+        this.stats.acked++;
+        return;
+      }
+      const caps = this.#queue.capabilities;
+      const decision = decideOnFailure(failure.error, delivery.receiveCount, this.#maxDeliveries, this.#backoff, caps);
+      if (decision.action === 'release') {
+        await delivery.release({ delaySeconds: decision.delaySeconds });
+        this.stats.released++;
+      } else {
+        await this.#deadLetter(delivery, decision.reason);
+      }
+    } catch (error) {
+      this.#reportError(error, delivery);
+    }
+  }
+
+  async #deadLetter(delivery: Delivery, reason: string): Promise<void> {
+    if (this.#queue.capabilities.deadLetter) {
+      await delivery.deadLetter(reason);
+      this.stats.deadLettered++;
+    } else if (this.#options.onDeadLetter) {
+      await this.#options.onDeadLetter(delivery, reason);
+      await delivery.ack();
+      this.stats.deadLettered++;
+    } else {
+      const caps = this.#queue.capabilities;
+      const longest = Math.min(caps.delay.maxSeconds, this.#backoff.maxMs / 1000);
+      await delivery.release({ delaySeconds: caps.delay.fractional ? longest : Math.floor(longest) });
+      this.stats.released++;
+      this.#reportError(new Error(`no dead-letter destination; released instead: ${reason}`), delivery);
+    }
+  }
+
+  async #keepLeaseAlive(delivery: Delivery, done: AbortSignal, leaseLost: AbortController): Promise<void> {
+    if (!this.#queue.capabilities.leaseExtension) return;
+    const clock = this.#queue.clock;
+    const intervalMs = (this.#leaseSeconds * 1000) / 2;
+    while (!done.aborted) {
+      try {
+        await clock.sleep(intervalMs, done);
+      } catch {
+        return;
+      }
+      try {
+        await delivery.extendLease(this.#leaseSeconds);
+      } catch (error) {
+        this.#reportError(error, delivery);
+        leaseLost.abort(error);
+        return;
+      }
+    }
+  }
+
+  async #pause(ms: number): Promise<void> {
+    try {
+      await this.#queue.clock.sleep(ms, this.#stop.signal);
+    } catch {
+      // Aborted: the loop condition sees it.
+    }
+  }
+
+  #reportError(error: unknown, delivery?: Delivery): void {
+    this.stats.errors++;
+    this.#options.onError?.(error, delivery);
+  }
+}

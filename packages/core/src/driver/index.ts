@@ -1,0 +1,1 @@
+export type { Driver, DriverMessage, OutgoingMessage, PublishOutcome, ReceiveRequest } from './driver';

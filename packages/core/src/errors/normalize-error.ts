@@ -1,0 +1,46 @@
+import { QueueError } from './queue-error';
+import { redactSecrets } from './redact';
+
+/** Socket-level failures that mean "the provider could not be reached this time". */
+const TRANSIENT_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+export type ErrorClassifier = (error: unknown) => QueueError | undefined;
+
+/**
+ * Maps anything a driver threw onto the taxonomy: the driver's own classifier first, then
+ * transient network failures, then INTERNAL. The original is kept only as `cause`.
+ */
+export function normalizeError(error: unknown, driverName: string, classify?: ErrorClassifier): QueueError {
+  if (error instanceof QueueError) return error;
+  const classified = classify?.(error);
+  if (classified) return classified;
+  const code = networkCode(error);
+  if (code && TRANSIENT_NETWORK_CODES.has(code)) {
+    return new QueueError('UNAVAILABLE', `${driverName}: provider unreachable (${code})`, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new QueueError('INTERNAL', `${driverName}: ${redactSecrets(message)}`, { cause: error });
+}
+
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,20 @@
+import type { Envelope } from '../envelope';
+
+/** One received message. Settle it exactly once: ack, release or deadLetter. */
+export interface Delivery {
+  readonly envelope: Envelope;
+  readonly attributes: Readonly<Record<string, string>>;
+  /** 1 on first delivery; 0 when the driver cannot count. */
+  readonly receiveCount: number;
+  /** The provider's message id; for tracing only, the event id is the identity. */
+  readonly messageId: string;
+  /** This delivery's lease handle; for tracing only. */
+  readonly receipt: string;
+  readonly groupId?: string;
+  ack(): Promise<void>;
+  /** Makes the message visible again after `delaySeconds` (default 0). */
+  release(options?: { delaySeconds?: number }): Promise<void>;
+  extendLease(leaseSeconds: number): Promise<void>;
+  /** Moves the message to the dead-letter destination; throws when the driver has none. */
+  deadLetter(reason: string): Promise<void>;
+}

@@ -1,0 +1,10 @@
+export type { Delivery } from './delivery';
+export { checkDelay, messageSizeBytes } from './message-checks';
+export {
+  type PublishInput,
+  type PublishReceipt,
+  Queue,
+  type QueueHooks,
+  type QueueOptions,
+  type ReceiveOptions,
+} from './queue';

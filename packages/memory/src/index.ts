@@ -1,0 +1,2 @@
+export { MemoryDriver, type MemoryDriverOptions } from './memory-driver';
+export type { DeadLetter } from './stored-message';

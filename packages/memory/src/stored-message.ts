@@ -1,0 +1,25 @@
+/** A message as the memory driver keeps it. */
+export interface StoredMessage {
+  seq: number;
+  messageId: string;
+  eventId: string;
+  body: string;
+  attributes: Record<string, string>;
+  groupId: string | undefined;
+  enqueuedAt: number;
+  /** When the message may next be delivered: after its delay, or when its lease runs out. */
+  visibleAt: number;
+  receiveCount: number;
+  /** The receipt of the latest delivery; cleared by release. */
+  receipt: string | undefined;
+}
+
+export interface DeadLetter {
+  messageId: string;
+  eventId: string;
+  body: string;
+  attributes: Record<string, string>;
+  receiveCount: number;
+  reason: string;
+  at: number;
+}

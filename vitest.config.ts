@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+// Workspace packages resolve to their TypeScript sources through the "source" export
+// condition, so a test never runs against a stale dist/.
+const conditions = ['source', 'import', 'module', 'node', 'default'];
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['source'] } },
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'conformance/test/**/*.test.ts', 'scripts/**/*.test.ts', 'examples/**/*.test.ts'],
+    globalSetup: ['scripts/test-services/vitest-global-setup.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+  },
+});
