@@ -1,0 +1,63 @@
+import { type Driver, Queue, type QueueOptions, VirtualClock } from '@queueport/core';
+import type { ConformanceHarness, HarnessClock } from './harness';
+
+const FAST_RETRY: QueueOptions['retry'] = { maxAttempts: 3, baseMs: 1, maxMs: 20 };
+
+/**
+ * A harness for a driver that takes an injectable clock: every run gets its own VirtualClock, so
+ * a 7-day delay is checked in microseconds.
+ */
+export function virtualTimeHarness(
+  name: string,
+  createDriver: (clock: VirtualClock) => Driver | Promise<Driver>,
+  options: { numRuns?: number; queueOptions?: Omit<QueueOptions, 'clock'> } = {},
+): ConformanceHarness {
+  return {
+    name,
+    ...(options.numRuns === undefined ? {} : { numRuns: options.numRuns }),
+    async createQueue() {
+      const clock = new VirtualClock();
+      const driver = await createDriver(clock);
+      const queue = new Queue(driver, { retry: FAST_RETRY, ...options.queueOptions, clock });
+      const harnessClock: HarnessClock = {
+        virtual: true,
+        now: () => clock.now(),
+        advance: (ms) => clock.advance(ms),
+      };
+      return { queue, clock: harnessClock };
+    },
+  };
+}
+
+/** A harness for a real provider: time really passes, so the suite keeps its waits short. */
+export function realTimeHarness(
+  name: string,
+  createDriver: () => Promise<{ driver: Driver; dispose?: () => Promise<void> }>,
+  options: Omit<ConformanceHarness, 'name' | 'createQueue'> & {
+    queueOptions?: Omit<QueueOptions, 'clock'>;
+  } = {},
+): ConformanceHarness {
+  const { queueOptions, ...rest } = options;
+  return {
+    name,
+    ...rest,
+    async createQueue() {
+      const { driver, dispose } = await createDriver();
+      const queue = new Queue(driver, { retry: FAST_RETRY, ...queueOptions });
+      return {
+        queue,
+        clock: realClock,
+        async dispose() {
+          await queue.close();
+          await dispose?.();
+        },
+      };
+    },
+  };
+}
+
+export const realClock: HarnessClock = {
+  virtual: false,
+  now: () => Date.now(),
+  advance: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+};

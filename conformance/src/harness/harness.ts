@@ -1,0 +1,55 @@
+import type { Queue } from '@queueport/core';
+
+/** Time as a property run sees it: moved (virtual) or waited out (real). */
+export interface HarnessClock {
+  readonly virtual: boolean;
+  now(): number;
+  /** Lets `ms` pass: instantly on a virtual clock, by really waiting on a real one. */
+  advance(ms: number): Promise<void>;
+}
+
+/** One fresh, empty queue for one property run, with the clock its driver lives by. */
+export interface QueueUnderTest {
+  queue: Queue;
+  clock: HarnessClock;
+  /** Deletes what the run created. Defaults to `queue.close()`. */
+  dispose?(): Promise<void>;
+}
+
+/**
+ * What the suite needs from an adapter author: a way to make fresh queues. Everything the
+ * properties ask of the queue goes through the portable Queue, never the driver.
+ */
+export interface ConformanceHarness {
+  name: string;
+  createQueue(): Promise<QueueUnderTest>;
+  /** Generated cases per property. Default 100 on virtual time, 8 on real time. */
+  numRuns?: number;
+  /**
+   * Real-time providers only. How long a receive may wait for a message that should be there
+   * (long-poll), and how much later than due a provider may surface a message (e.g. BullMQ's
+   * stall check after a lost lock). Properties never assert an upper bound on speed beyond this.
+   */
+  timing?: {
+    receiveWaitSeconds?: number;
+    slackSeconds?: number;
+    /** Longest delay or lease a property will really wait out in one run. Default 3 s. */
+    maxRealWaitSeconds?: number;
+  };
+}
+
+export interface ResolvedTiming {
+  virtual: boolean;
+  receiveWaitSeconds: number;
+  slackMs: number;
+  maxRealWaitSeconds: number;
+}
+
+export function resolveTiming(harness: ConformanceHarness, clock: HarnessClock): ResolvedTiming {
+  return {
+    virtual: clock.virtual,
+    receiveWaitSeconds: clock.virtual ? 0 : (harness.timing?.receiveWaitSeconds ?? 1),
+    slackMs: clock.virtual ? 0 : (harness.timing?.slackSeconds ?? 1) * 1000,
+    maxRealWaitSeconds: harness.timing?.maxRealWaitSeconds ?? 3,
+  };
+}

@@ -1,0 +1,3 @@
+export { realClock, realTimeHarness, virtualTimeHarness } from './define-harness';
+export type { ConformanceHarness, HarnessClock, QueueUnderTest, ResolvedTiming } from './harness';
+export { resolveTiming } from './harness';

@@ -1,0 +1,4 @@
+export * from './harness';
+export * from './properties';
+export * from './runner';
+export { ConformanceViolation, Session, withSession } from './support';

@@ -1,0 +1,113 @@
+import type { Delivery } from '@queueport/core';
+import fc from 'fast-check';
+import { check, checkEqual, type Session, show, withSession } from '../support';
+import { defineProperty } from './property';
+
+const scriptArb = fc.record({
+  groups: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 2, maxLength: 12 }),
+  /** For each delivery in turn: ack it (true) or release it to be delivered again (false, once per message). */
+  acks: fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }),
+});
+
+export const ordering = defineProperty({
+  id: 'ordering',
+  title: 'messages are delivered in publish order where the manifest declares ordering',
+  skipReason: (caps) => (caps.ordering === 'none' ? 'the manifest declares no ordering' : undefined),
+  build: (harness) =>
+    fc.asyncProperty(scriptArb, async ({ groups, acks }) =>
+      withSession(harness, async (session) => {
+        if (session.caps.ordering === 'fifo-per-group') await perGroup(session, groups, acks);
+        else await singleConsumer(session, groups.length);
+      }),
+    ),
+});
+
+/**
+ * Model check: every delivery must be the oldest unacked message of its group, and while a
+ * group has a message in hand no other message of that group may be handed out.
+ */
+async function perGroup(session: Session, groups: number[], acks: boolean[]): Promise<void> {
+  const remaining = new Map<string, string[]>();
+  const groupOf = new Map<string, string>();
+  for (const [i, g] of groups.entries()) {
+    const envelope = session.envelope(`m${i}`);
+    const groupId = `g${g}`;
+    await session.queue.publish({ envelope, groupId });
+    remaining.set(groupId, [...(remaining.get(groupId) ?? []), envelope.event_id]);
+    groupOf.set(envelope.event_id, groupId);
+  }
+  const ackedInOrder = new Map<string, string[]>();
+  const releasedOnce = new Set<string>();
+  let decision = 0;
+  for (let step = 0; [...remaining.values()].some((ids) => ids.length > 0); step++) {
+    check(step < groups.length * 4 + 8, `stuck: ${show(Object.fromEntries(remaining))} never delivered`);
+    const inHand = await session.receive();
+    check(inHand.length > 0, `nothing delivered while ${show(Object.fromEntries(remaining))} wait`);
+    // Asking again while holding the first batch: held groups must stay blocked.
+    const more = await session.receive();
+    const held = new Set(inHand.map((d) => groupOf.get(d.envelope.event_id)));
+    for (const d of more) {
+      const g = groupOf.get(d.envelope.event_id);
+      check(
+        !held.has(g),
+        `${d.envelope.event_id} of group ${g} was delivered while another message of ${g} was leased`,
+      );
+    }
+    const position = new Map<string, number>();
+    const released = new Set<string>();
+    for (const delivery of [...inHand, ...more]) {
+      const id = delivery.envelope.event_id;
+      const g = groupOf.get(id)!;
+      const k = position.get(g) ?? 0;
+      position.set(g, k + 1);
+      const expected = remaining.get(g)![k];
+      check(
+        id === expected,
+        `group ${g}: delivered ${id} but ${expected} was published before it and is not acked`,
+      );
+      // Once a group's message is released, later ones of that batch follow it back: acking them
+      // would be the consumer breaking the order, not the queue.
+      const release = released.has(g) || (!releasedOnce.has(id) && !acks[decision++ % acks.length]);
+      await settle(delivery, release, () => {
+        released.add(g);
+        releasedOnce.add(id);
+      });
+      if (!released.has(g)) {
+        remaining.get(g)!.shift();
+        position.set(g, k);
+        ackedInOrder.set(g, [...(ackedInOrder.get(g) ?? []), id]);
+      }
+    }
+  }
+  for (const [g, ids] of ackedInOrder) {
+    const published = [...groupOf.entries()].filter(([, group]) => group === g).map(([id]) => id);
+    checkEqual(ids, published, `group ${g}: order of acknowledged messages`);
+  }
+}
+
+async function settle(delivery: Delivery, release: boolean, onRelease: () => void): Promise<void> {
+  if (release) {
+    onRelease();
+    await delivery.release();
+  } else {
+    await delivery.ack();
+  }
+}
+
+/** One consumer taking one message at a time sees exactly publish order. */
+async function singleConsumer(session: Session, count: number): Promise<void> {
+  const published: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const envelope = session.envelope(`m${i}`);
+    await session.queue.publish({ envelope });
+    published.push(envelope.event_id);
+  }
+  const received: string[] = [];
+  for (let i = 0; i < count + 2; i++) {
+    const [delivery] = await session.receive(1);
+    if (!delivery) break;
+    received.push(delivery.envelope.event_id);
+    await delivery.ack();
+  }
+  checkEqual(received, published, 'order seen by a single consumer');
+}

@@ -1,0 +1,34 @@
+import type { ConformanceReport, PropertyResult } from './report';
+
+const MARK: Record<PropertyResult['status'], string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
+
+/** The failure as a person needs it: what broke, on which input, and how to replay it. */
+export function formatFailure(result: PropertyResult, harness?: string): string {
+  const replay = [`--seed ${result.seed}`, result.path ? `--path ${result.path}` : '', `--only ${result.id}`]
+    .filter(Boolean)
+    .join(' ');
+  return [
+    `${result.id} failed${harness ? ` on ${harness}` : ''} after ${result.runs} run(s): ${result.error ?? 'unknown error'}`,
+    `  counterexample: ${result.counterexample ?? 'none'}`,
+    `  replay: ${replay}`,
+  ].join('\n');
+}
+
+export function formatResultLine(result: PropertyResult): string {
+  const detail =
+    result.status === 'skipped'
+      ? `skipped: ${result.reason}`
+      : `${result.runs} run(s), ${(result.durationMs / 1000).toFixed(1)} s`;
+  return `${MARK[result.status]}  ${result.id.padEnd(18)} ${detail}`;
+}
+
+export function formatReport(report: ConformanceReport): string {
+  const lines = [`conformance: ${report.harness} (seed ${report.seed})`];
+  for (const result of report.results) {
+    lines.push(formatResultLine(result));
+    if (result.status === 'failed') lines.push(formatFailure(result).replace(/^/gm, '      '));
+  }
+  const { passed, failed, skipped } = report.summary;
+  lines.push(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  return lines.join('\n');
+}

@@ -1,0 +1,2 @@
+export { Session, summary, withSession } from './session';
+export { ConformanceViolation, check, checkEqual, checkRejects, show } from './violation';

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { Capabilities, Delivery, EnvelopeInput, JsonValue, Queue } from '@queueport/core';
+import { type ConformanceHarness, type HarnessClock, type ResolvedTiming, resolveTiming } from '../harness';
+import { check, show } from './violation';
+
+const OCCURRED_AT = '2026-01-01T00:00:00.000Z';
+
+/**
+ * One property run: a fresh queue, its clock, and the moves every property needs (draining,
+ * proving nothing is there). Event ids carry a per-run nonce so runs never dedupe each other,
+ * even on providers whose idempotency memory outlives the queue.
+ */
+export class Session {
+  readonly queue: Queue;
+  readonly clock: HarnessClock;
+  readonly timing: ResolvedTiming;
+  readonly nonce = randomUUID().slice(0, 8);
+  readonly #dispose: () => Promise<void>;
+
+  private constructor(
+    queue: Queue,
+    clock: HarnessClock,
+    timing: ResolvedTiming,
+    dispose: () => Promise<void>,
+  ) {
+    this.queue = queue;
+    this.clock = clock;
+    this.timing = timing;
+    this.#dispose = dispose;
+  }
+
+  static async open(harness: ConformanceHarness): Promise<Session> {
+    const under = await harness.createQueue();
+    const dispose = under.dispose ? () => under.dispose!() : () => under.queue.close();
+    return new Session(under.queue, under.clock, resolveTiming(harness, under.clock), dispose);
+  }
+
+  get caps(): Capabilities {
+    return this.queue.capabilities;
+  }
+
+  eventId(suffix: string): string {
+    return `${this.nonce}:${suffix}`;
+  }
+
+  envelope(suffix: string, payload: JsonValue = { n: suffix }): EnvelopeInput {
+    return { event_id: this.eventId(suffix), type: 'conformance.test', occurred_at: OCCURRED_AT, payload };
+  }
+
+  /** The lease a property uses when it wants messages to stay hidden while it looks around. */
+  get longLeaseSeconds(): number {
+    return Math.min(this.caps.leaseSeconds.max, this.timing.virtual ? 3600 : 60);
+  }
+
+  async receive(maxMessages = this.caps.batchMax, leaseSeconds = this.longLeaseSeconds): Promise<Delivery[]> {
+    return this.queue.receive({ maxMessages, leaseSeconds, waitSeconds: this.timing.receiveWaitSeconds });
+  }
+
+  /** Receives until a receive comes back empty. */
+  async drain(options: { ack: boolean; leaseSeconds?: number; limit?: number }): Promise<Delivery[]> {
+    const all: Delivery[] = [];
+    const limit = options.limit ?? 1000;
+    for (;;) {
+      const batch = await this.receive(this.caps.batchMax, options.leaseSeconds ?? this.longLeaseSeconds);
+      if (batch.length === 0) return all;
+      for (const delivery of batch) {
+        all.push(delivery);
+        if (options.ack) await delivery.ack();
+      }
+      check(all.length <= limit, `received more than ${limit} messages: redelivery without end`);
+    }
+  }
+
+  async expectNothing(when: string): Promise<void> {
+    const got = await this.receive();
+    check(got.length === 0, `${when}: expected no message, received ${show(got.map(summary))}`);
+  }
+
+  /**
+   * Proves a rejected publish enqueued nothing: a sentinel published afterwards must be the
+   * only message there is.
+   */
+  async expectOnlySentinel(when: string): Promise<void> {
+    const sentinel = this.envelope('sentinel');
+    await this.queue.publish({ envelope: sentinel });
+    const got = await this.drain({ ack: true });
+    const ids = got.map((d) => d.envelope.event_id);
+    check(
+      ids.length === 1 && ids[0] === sentinel.event_id,
+      `${when}: expected only the sentinel published afterwards, received ${show(ids)}`,
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.#dispose();
+  }
+}
+
+export function summary(delivery: Delivery): { event_id: string; receiveCount: number } {
+  return { event_id: delivery.envelope.event_id, receiveCount: delivery.receiveCount };
+}
+
+export async function withSession<T>(
+  harness: ConformanceHarness,
+  run: (session: Session) => Promise<T>,
+): Promise<T> {
+  const session = await Session.open(harness);
+  try {
+    return await run(session);
+  } finally {
+    await session.close();
+  }
+}

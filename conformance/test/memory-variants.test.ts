@@ -1,0 +1,42 @@
+import { realTimeHarness, runConformance, virtualTimeHarness } from '@queueport/conformance';
+import { describeConformance } from '@queueport/conformance/vitest';
+import { MemoryDriver } from '@queueport/memory';
+import { describe, expect, it } from 'vitest';
+
+// The other branches of the manifest: fractional delays, dedupe while retained, single-consumer
+// order, and a driver that declares neither dedupe nor ordering.
+describeConformance(
+  'memory (fractional delays, dedupe while retained)',
+  virtualTimeHarness(
+    'memory',
+    (clock) => new MemoryDriver({ clock, fractionalDelay: true, dedupe: { kind: 'while-retained' } }),
+  ),
+);
+
+describeConformance(
+  'memory (single-consumer order)',
+  virtualTimeHarness('memory', (clock) => new MemoryDriver({ clock, ordering: 'fifo-single-consumer' })),
+);
+
+describe('a manifest that rules properties out', () => {
+  it('reports them skipped with the reason, never passed', async () => {
+    const harness = virtualTimeHarness(
+      'memory',
+      (clock) => new MemoryDriver({ clock, dedupe: { kind: 'none' }, ordering: 'none' }),
+    );
+    const report = await runConformance(harness, { numRuns: 5 });
+    const skipped = report.results.filter((r) => r.status === 'skipped');
+    expect(skipped.map((r) => r.id).sort()).toEqual(['dedupe', 'ordering']);
+    for (const result of skipped) expect(result.reason).toMatch(/declares no/);
+    expect(report.summary).toEqual({ passed: report.results.length - 2, failed: 0, skipped: 2 });
+  });
+});
+
+// Real time, as the suite runs against hosted providers: short leases and delays, few runs.
+describeConformance(
+  'memory on real time',
+  realTimeHarness('memory-real-time', async () => ({ driver: new MemoryDriver() }), {
+    timing: { receiveWaitSeconds: 0, slackSeconds: 0.05, maxRealWaitSeconds: 1 },
+  }),
+  { numRuns: 2 },
+);
