@@ -23,9 +23,7 @@ export const eventSuffixArb: fc.Arbitrary<string> = fc.oneof(
       fc.nat(9),
     )
     .map(([kind, n, state, v]) => `${kind}_${n}:${state}:v${v}`),
-  fc
-    .string({ minLength: 1, maxLength: 24, unit: 'grapheme' })
-    .filter((s) => ![...s].some(isControl)),
+  fc.string({ minLength: 1, maxLength: 24, unit: 'grapheme' }).filter((s) => ![...s].some(isControl)),
 );
 
 /** Characters of every UTF-8 width: a limit counted in characters instead of bytes shows here. */
