@@ -8,10 +8,16 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['source'] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'conformance/test/**/*.test.ts', 'scripts/**/*.test.ts', 'examples/**/*.test.ts'],
+    include: [
+      'packages/*/test/**/*.test.ts',
+      'conformance/test/**/*.test.ts',
+      'scripts/**/*.test.ts',
+      'examples/**/*.test.ts',
+    ],
     globalSetup: ['scripts/test-services/vitest-global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    reporters: ['default', './scripts/vitest-summary-reporter.ts'],
   },
 });

@@ -1,1 +1,33 @@
-export default async function setup() {}
+import type { TestProject } from 'vitest/node';
+import { ensureServices } from './ensure-services';
+import type { AllServiceInfo } from './types';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    queueportServices: AllServiceInfo;
+  }
+}
+
+/**
+ * Makes Redis, PostgreSQL and (when possible) an SQS-compatible server reachable before any
+ * test runs. Test workers start after this, so they inherit the QUEUEPORT_* variables set here.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const { services, summary, stop } = await ensureServices();
+  if (!services.redisUrl || !services.postgresUrl) {
+    await stop();
+    throw new Error('ensureServices returned without Redis or PostgreSQL');
+  }
+  process.env.QUEUEPORT_REDIS_URL = services.redisUrl;
+  process.env.QUEUEPORT_POSTGRES_URL = services.postgresUrl;
+  // Set only when it answers, so `if (process.env.QUEUEPORT_SQS_ENDPOINT)` is a reliable guard.
+  if (services.sqsEndpoint) process.env.QUEUEPORT_SQS_ENDPOINT = services.sqsEndpoint;
+  else delete process.env.QUEUEPORT_SQS_ENDPOINT;
+  project.provide('queueportServices', {
+    ...services,
+    redisUrl: services.redisUrl,
+    postgresUrl: services.postgresUrl,
+  });
+  for (const line of summary) process.stderr.write(`test services: ${line}\n`);
+  return stop;
+}

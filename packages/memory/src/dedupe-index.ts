@@ -20,7 +20,8 @@ export class DedupeIndex {
 
   remember(eventId: string, messageId: string, now: number): void {
     if (this.#mode.kind === 'none') return;
-    const until = this.#mode.kind === 'window' ? now + this.#mode.windowSeconds * 1000 : Number.POSITIVE_INFINITY;
+    const until =
+      this.#mode.kind === 'window' ? now + this.#mode.windowSeconds * 1000 : Number.POSITIVE_INFINITY;
     this.#seen.set(eventId, { messageId, until });
   }
 }

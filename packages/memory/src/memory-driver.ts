@@ -60,7 +60,11 @@ export class MemoryDriver implements Driver {
     this.#dedupe = new DedupeIndex(dedupe);
     this.capabilities = {
       maxBodyBytes: MAX_BODY_BYTES,
-      delay: { maxSeconds: MAX_DELAY_SECONDS, nativeMaxSeconds: MAX_DELAY_SECONDS, fractional: options.fractionalDelay ?? false },
+      delay: {
+        maxSeconds: MAX_DELAY_SECONDS,
+        nativeMaxSeconds: MAX_DELAY_SECONDS,
+        fractional: options.fractionalDelay ?? false,
+      },
       dedupe,
       ordering: options.ordering ?? 'fifo-per-group',
       leaseExtension: true,
@@ -104,9 +108,10 @@ export class MemoryDriver implements Driver {
     this.#assertOpen();
     const deadline = this.#clock.now() + request.waitSeconds * 1000;
     for (;;) {
+      if (request.signal?.aborted || this.#closed) return [];
       const taken = this.#take(request.maxMessages, request.leaseSeconds);
       const now = this.#clock.now();
-      if (taken.length > 0 || now >= deadline || request.signal?.aborted || this.#closed) return taken;
+      if (taken.length > 0 || now >= deadline) return taken;
       const wakeAt = Math.min(deadline, this.#nextVisibleAt(now));
       const timer = new AbortController();
       const onAbort = () => timer.abort();
@@ -204,8 +209,15 @@ export class MemoryDriver implements Driver {
     this.#assertOpen();
     const messageId = this.#byReceipt.get(receipt);
     const message = messageId === undefined ? undefined : this.#messages.get(messageId);
-    if (!message || message.receipt !== receipt || (!allowExpired && message.visibleAt <= this.#clock.now())) {
-      throw new QueueError('LEASE_LOST', 'the lease for this delivery was lost (expired and redelivered, or settled)');
+    if (
+      !message ||
+      message.receipt !== receipt ||
+      (!allowExpired && message.visibleAt <= this.#clock.now())
+    ) {
+      throw new QueueError(
+        'LEASE_LOST',
+        'the lease for this delivery was lost (expired and redelivered, or settled)',
+      );
     }
     return message;
   }

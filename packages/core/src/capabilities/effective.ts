@@ -37,6 +37,9 @@ export function assertCapabilities(caps: Capabilities, driverName: string): void
   }
   if (caps.dedupe.kind === 'window') positive(caps.dedupe.windowSeconds, 'dedupe.windowSeconds');
   if (problems.length > 0) {
-    throw new QueueError('INVALID_ARGUMENT', `${driverName}: inconsistent capabilities: ${problems.join('; ')}`);
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      `${driverName}: inconsistent capabilities: ${problems.join('; ')}`,
+    );
   }
 }

@@ -49,7 +49,9 @@ export class VirtualClock implements Clock {
   async advanceTo(target: number): Promise<void> {
     for (;;) {
       await settle();
-      const next = this.#sleepers.filter((s) => s.due <= target).sort((a, b) => a.due - b.due || a.seq - b.seq)[0];
+      const next = this.#sleepers
+        .filter((s) => s.due <= target)
+        .sort((a, b) => a.due - b.due || a.seq - b.seq)[0];
       if (!next) break;
       this.#sleepers = this.#sleepers.filter((s) => s !== next);
       this.#now = Math.max(this.#now, next.due);

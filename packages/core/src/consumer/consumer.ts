@@ -136,7 +136,13 @@ export class Consumer {
         return;
       }
       const caps = this.#queue.capabilities;
-      const decision = decideOnFailure(failure.error, delivery.receiveCount, this.#maxDeliveries, this.#backoff, caps);
+      const decision = decideOnFailure(
+        failure.error,
+        delivery.receiveCount,
+        this.#maxDeliveries,
+        this.#backoff,
+        caps,
+      );
       if (decision.action === 'release') {
         await delivery.release({ delaySeconds: decision.delaySeconds });
         this.stats.released++;

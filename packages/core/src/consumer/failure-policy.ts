@@ -2,14 +2,22 @@ import type { Capabilities } from '../capabilities';
 import { isQueueError } from '../errors';
 import { type BackoffPolicy, backoffDelay } from '../retry';
 
-export const DEFAULT_REDELIVERY_BACKOFF: Readonly<BackoffPolicy> = { baseMs: 1_000, maxMs: 15 * 60_000, jitter: 0.2 };
+export const DEFAULT_REDELIVERY_BACKOFF: Readonly<BackoffPolicy> = {
+  baseMs: 1_000,
+  maxMs: 15 * 60_000,
+  jitter: 0.2,
+};
 
-export type FailureDecision = { action: 'release'; delaySeconds: number } | { action: 'dead-letter'; reason: string };
+export type FailureDecision =
+  | { action: 'release'; delaySeconds: number }
+  | { action: 'dead-letter'; reason: string };
 
 /** Handler errors are retryable unless they say otherwise (`retryable: false`, like QueueError). */
 export function isPermanentFailure(error: unknown): boolean {
   if (isQueueError(error)) return !error.retryable;
-  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false;
+  return (
+    typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false
+  );
 }
 
 /**

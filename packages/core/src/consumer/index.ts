@@ -1,2 +1,13 @@
-export { type ConsumeOptions, Consumer, type ConsumerStats, type Handler, type HandlerContext } from './consumer';
-export { DEFAULT_REDELIVERY_BACKOFF, decideOnFailure, type FailureDecision, isPermanentFailure } from './failure-policy';
+export {
+  type ConsumeOptions,
+  Consumer,
+  type ConsumerStats,
+  type Handler,
+  type HandlerContext,
+} from './consumer';
+export {
+  DEFAULT_REDELIVERY_BACKOFF,
+  decideOnFailure,
+  type FailureDecision,
+  isPermanentFailure,
+} from './failure-policy';

@@ -16,8 +16,7 @@ export interface OutgoingMessage {
 
 export type PublishOutcome =
   /** `duplicate` is true when the provider said it absorbed a repeat; undefined when it cannot tell. */
-  | { ok: true; messageId: string; duplicate?: boolean }
-  | { ok: false; error: QueueError };
+  { ok: true; messageId: string; duplicate?: boolean } | { ok: false; error: QueueError };
 
 export interface ReceiveRequest {
   /** At most the manifest's batchMax. */

@@ -43,7 +43,10 @@ export function prepareEnvelope(input: EnvelopeInput, now: () => Date = () => ne
 /** Checks a complete envelope, as read back from a queue: shape, id length, and digest. */
 export function assertEnvelope(value: unknown): Envelope {
   if (!validateEnvelopeShape(value)) {
-    throw invalid(describeSchemaErrors(validateEnvelopeShape.errors), (value as { event_id?: unknown })?.event_id);
+    throw invalid(
+      describeSchemaErrors(validateEnvelopeShape.errors),
+      (value as { event_id?: unknown })?.event_id,
+    );
   }
   const envelope = value as unknown as Envelope;
   const problems: string[] = [];

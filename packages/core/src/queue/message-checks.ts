@@ -59,7 +59,9 @@ export function checkAttributes(attributes: unknown): Record<string, string> {
     if (typeof value !== 'string') problems.push(`attribute "${name}" must be a string`);
   }
   if (problems.length > 0) {
-    throw new QueueError('INVALID_ARGUMENT', `invalid attributes: ${problems.join('; ')}`, { details: { problems } });
+    throw new QueueError('INVALID_ARGUMENT', `invalid attributes: ${problems.join('; ')}`, {
+      details: { problems },
+    });
   }
   return { ...(attributes as Record<string, string>) };
 }
@@ -82,8 +84,16 @@ export function checkGroupId(groupId: unknown, caps: Capabilities, driverName: s
 
 export function checkLeaseSeconds(leaseSeconds: unknown, caps: Capabilities): number {
   const { min, max } = caps.leaseSeconds;
-  if (typeof leaseSeconds !== 'number' || !Number.isFinite(leaseSeconds) || leaseSeconds < min || leaseSeconds > max) {
-    throw new QueueError('INVALID_ARGUMENT', `leaseSeconds must be from ${min} to ${max}; got ${String(leaseSeconds)}`);
+  if (
+    typeof leaseSeconds !== 'number' ||
+    !Number.isFinite(leaseSeconds) ||
+    leaseSeconds < min ||
+    leaseSeconds > max
+  ) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      `leaseSeconds must be from ${min} to ${max}; got ${String(leaseSeconds)}`,
+    );
   }
   return leaseSeconds;
 }

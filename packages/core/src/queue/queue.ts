@@ -1,12 +1,30 @@
-import { assertCapabilities, type Capabilities, effectiveCapabilities, type PortableLimits } from '../capabilities';
+import {
+  assertCapabilities,
+  type Capabilities,
+  effectiveCapabilities,
+  type PortableLimits,
+} from '../capabilities';
 import { type Clock, systemClock } from '../clock';
 import { type ConsumeOptions, Consumer, type Handler } from '../consumer/consumer';
 import type { Driver, DriverMessage, OutgoingMessage, PublishOutcome } from '../driver';
-import { decodeEnvelope, type Envelope, type EnvelopeInput, encodeEnvelope, prepareEnvelope } from '../envelope';
+import {
+  decodeEnvelope,
+  type Envelope,
+  type EnvelopeInput,
+  encodeEnvelope,
+  prepareEnvelope,
+} from '../envelope';
 import { normalizeError, QueueError } from '../errors';
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from '../retry';
 import type { Delivery } from './delivery';
-import { checkAttributes, checkDelay, checkGroupId, checkLeaseSeconds, checkSize, messageSizeBytes } from './message-checks';
+import {
+  checkAttributes,
+  checkDelay,
+  checkGroupId,
+  checkLeaseSeconds,
+  checkSize,
+  messageSizeBytes,
+} from './message-checks';
 
 export interface PublishInput {
   envelope: EnvelopeInput;
@@ -152,7 +170,10 @@ export class Queue {
 
   #prepare(input: PublishInput): Prepared {
     if (input === null || typeof input !== 'object') {
-      throw new QueueError('INVALID_ARGUMENT', 'each publish takes { envelope, attributes?, groupId?, delaySeconds? }');
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        'each publish takes { envelope, attributes?, groupId?, delaySeconds? }',
+      );
     }
     const envelope = prepareEnvelope(input.envelope);
     const body = encodeEnvelope(envelope);
@@ -178,7 +199,10 @@ export class Queue {
       async () => {
         const outcomes: PublishOutcome[] = await this.driver.publish(pending.map((i) => chunk[i]!.outgoing));
         if (outcomes.length !== pending.length) {
-          throw new QueueError('INTERNAL', `${this.driver.name}: publish returned ${outcomes.length} outcomes for ${pending.length} messages`);
+          throw new QueueError(
+            'INTERNAL',
+            `${this.driver.name}: publish returned ${outcomes.length} outcomes for ${pending.length} messages`,
+          );
         }
         const failed: number[] = [];
         let firstError: QueueError | undefined;
@@ -214,9 +238,15 @@ export class Queue {
       envelope = decodeEnvelope(message.body);
     } catch (raw) {
       const error = normalizeError(raw, this.driver.name);
-      this.#hooks.onInvalidMessage?.({ messageId: message.messageId, receiveCount: message.receiveCount, error });
+      this.#hooks.onInvalidMessage?.({
+        messageId: message.messageId,
+        receiveCount: message.receiveCount,
+        error,
+      });
       if (this.driver.deadLetter) {
-        await this.#call('deadLetter', undefined, () => this.driver.deadLetter!(message.receipt, error.message));
+        await this.#call('deadLetter', undefined, () =>
+          this.driver.deadLetter!(message.receipt, error.message),
+        );
       }
       return undefined;
     }
@@ -229,14 +259,16 @@ export class Queue {
       receipt,
       ...(message.groupId === undefined ? {} : { groupId: message.groupId }),
       ack: () => this.#call('ack', undefined, () => this.driver.ack(receipt)),
-      release: (options = {}) => {
+      release: async (options = {}) => {
         const delay = checkDelay(options.delaySeconds ?? 0, this.capabilities, 'release delay');
         return this.#call('release', undefined, () => this.driver.release(receipt, delay));
       },
-      extendLease: (leaseSeconds) => {
+      extendLease: async (leaseSeconds) => {
         const extend = this.driver.extendLease;
         if (!this.capabilities.leaseExtension || !extend) {
-          return Promise.reject(new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot extend leases`));
+          return Promise.reject(
+            new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot extend leases`),
+          );
         }
         const seconds = checkLeaseSeconds(leaseSeconds, this.capabilities);
         return this.#call('extendLease', undefined, () => extend.call(this.driver, receipt, seconds));
@@ -244,7 +276,9 @@ export class Queue {
       deadLetter: (reason) => {
         const deadLetter = this.driver.deadLetter;
         if (!this.capabilities.deadLetter || !deadLetter) {
-          return Promise.reject(new QueueError('INVALID_ARGUMENT', `${this.driver.name} has no dead-letter destination`));
+          return Promise.reject(
+            new QueueError('INVALID_ARGUMENT', `${this.driver.name} has no dead-letter destination`),
+          );
         }
         return this.#call('deadLetter', undefined, () => deadLetter.call(this.driver, receipt, reason));
       },

@@ -13,7 +13,11 @@ export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = { baseMs: 100, maxMs: 10
  * Capped exponential backoff with jitter: attempt 1 waits about baseMs, each later attempt twice
  * the last, never more than maxMs. Jitter spreads retries of many workers apart.
  */
-export function backoffDelay(attempt: number, policy: BackoffPolicy, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  policy: BackoffPolicy,
+  random: () => number = Math.random,
+): number {
   const exponent = Math.max(0, Math.min(attempt - 1, 52));
   const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** exponent);
   const jitter = Math.min(1, Math.max(0, policy.jitter));

@@ -1,0 +1,14 @@
+import { type PublishInput, Queue, VirtualClock } from '@queueport/core';
+import { MemoryDriver, type MemoryDriverOptions } from '@queueport/memory';
+
+/** A memory driver and the Queue over it, both on one VirtualClock. */
+export function setup(options: Omit<MemoryDriverOptions, 'clock'> = {}) {
+  const clock = new VirtualClock();
+  const driver = new MemoryDriver({ ...options, clock });
+  const queue = new Queue(driver, { clock, retry: { maxAttempts: 1 } });
+  return { clock, driver, queue };
+}
+
+export function event(id: string, extra: Omit<PublishInput, 'envelope'> = {}): PublishInput {
+  return { envelope: { event_id: id, type: 'test.event', payload: { id } }, ...extra };
+}

@@ -1,0 +1,92 @@
+import { messageOf } from './errors';
+import { ensurePostgres } from './postgres';
+import { redactUrl } from './redact';
+import { ensureRedis } from './redis';
+import { ensureSqs } from './sqs';
+import { ALL_SERVICES, type Ensured, type Log, type ServiceInfo, type ServiceName } from './types';
+
+export interface EnsureOptions {
+  need?: readonly ServiceName[];
+  log?: Log;
+  /** Where to read the QUEUEPORT_* variables; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ServicesHandle {
+  services: ServiceInfo;
+  /** One short line per service asked for, passwords hidden. */
+  summary: string[];
+  /** Stops exactly what ensureServices started; services found running are left alone. */
+  stop(): Promise<void>;
+}
+
+/**
+ * QUEUEPORT_*_PROBE_PORT moves (or, with 0, skips) the check for an already running server,
+ * which is how the start-our-own path can be exercised on a machine that has one.
+ */
+function probePort(value: string | undefined, standard: number): number | undefined {
+  if (value === undefined || value === '') return standard;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid probe port ${value}`);
+  return port === 0 ? undefined : port;
+}
+
+function fulfilledValue<T>(result: PromiseSettledResult<T>): T | undefined {
+  return result.status === 'fulfilled' ? result.value : undefined;
+}
+
+export async function ensureServices(options: EnsureOptions = {}): Promise<ServicesHandle> {
+  const need = new Set(options.need ?? ALL_SERVICES);
+  const log = options.log ?? (() => {});
+  const env = options.env ?? process.env;
+  const redisProbe = probePort(env.QUEUEPORT_REDIS_PROBE_PORT, 6379);
+  const postgresProbe = probePort(env.QUEUEPORT_POSTGRES_PROBE_PORT, 5432);
+
+  // In parallel: moto_server alone takes seconds to boot.
+  const [redis, postgres, sqs] = await Promise.allSettled([
+    need.has('redis')
+      ? ensureRedis({ override: env.QUEUEPORT_REDIS_URL || undefined, probePort: redisProbe, log })
+      : undefined,
+    need.has('postgres')
+      ? ensurePostgres({ override: env.QUEUEPORT_POSTGRES_URL || undefined, probePort: postgresProbe, log })
+      : undefined,
+    need.has('sqs') ? ensureSqs({ override: env.QUEUEPORT_SQS_ENDPOINT || undefined, log }) : undefined,
+  ]);
+
+  const sqsOutcome =
+    sqs.status === 'fulfilled' ? sqs.value : { unavailable: messageOf(sqs.reason), notes: [] };
+  const sqsInfo = sqsOutcome && 'url' in sqsOutcome ? sqsOutcome : undefined;
+  const redisInfo = fulfilledValue(redis);
+  const postgresInfo = fulfilledValue(postgres);
+  const ensured = [redisInfo, postgresInfo, sqsInfo].filter((info): info is Ensured => info !== undefined);
+  const stop = async () => {
+    await Promise.allSettled(ensured.map((info) => info.stop()));
+  };
+
+  const failures: string[] = [];
+  if (redis.status === 'rejected') failures.push(`redis: ${messageOf(redis.reason)}`);
+  if (postgres.status === 'rejected') failures.push(`postgres: ${messageOf(postgres.reason)}`);
+  if (failures.length > 0) {
+    await stop();
+    throw new Error(`test services unavailable:\n${failures.join('\n')}`);
+  }
+
+  // Only defined keys: vitest's provide() must be able to serialise this as plain data.
+  const services: ServiceInfo = {
+    notes: [redisInfo, postgresInfo, sqsOutcome].flatMap((o) => o?.notes ?? []),
+  };
+  if (redisInfo) services.redisUrl = redisInfo.url;
+  if (postgresInfo) services.postgresUrl = postgresInfo.url;
+  if (sqsInfo) services.sqsEndpoint = sqsInfo.url;
+  if (sqsOutcome && 'unavailable' in sqsOutcome) services.sqsUnavailable = sqsOutcome.unavailable;
+
+  const summary = (
+    [
+      ['redis', redisInfo],
+      ['postgres', postgresInfo],
+      ['sqs', sqsInfo],
+    ] as const
+  ).flatMap(([name, info]) => (info ? [`${name} ${redactUrl(info.url)} (${info.how})`] : []));
+  if (services.sqsUnavailable) summary.push(`sqs unavailable: ${services.sqsUnavailable.split('\n')[0]}`);
+  return { services, summary, stop };
+}
