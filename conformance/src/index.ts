@@ -1,3 +1,4 @@
+export * from './crash-window';
 export * from './harness';
 export * from './properties';
 export * from './runner';

@@ -20,11 +20,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { payloadDigest } from '@queueport/core';
-// The root workspace does not depend on @queueport/ledger, so its sources are imported by path,
-// and its drivers are loaded from the ledger package (see `driverRequire`).
-import { type Ledger, openPostgresLedger, openSqliteLedger } from '../../packages/ledger/src/index';
+import { type Ledger, openPostgresLedger, openSqliteLedger } from '@queueport/ledger';
 
-/** The few driver calls the bare loops make, typed here because the root cannot see the drivers' types. */
+/**
+ * The few driver calls the bare loops make. The drivers are dependencies of the ledger package,
+ * not of the workspace root, so they are loaded from there (`driverRequire`) and typed here.
+ */
 interface SqliteHandle {
   pragma(source: string, options?: { simple: boolean }): unknown;
   exec(source: string): void;

@@ -9,8 +9,8 @@ import type { ConformanceHarness } from '../harness';
 export interface ConformanceProperty {
   id: string;
   title: string;
-  /** Why the manifest rules this property out, or undefined when it applies. */
-  skipReason?(caps: Capabilities): string | undefined;
+  /** Why the manifest (or the harness's clock) rules this property out, or undefined when it applies. */
+  skipReason?(caps: Capabilities, timing: { virtual: boolean }): string | undefined;
   /** Generated cases: on virtual time it is cheap, on a real provider every run costs seconds. */
   runs?: { virtual?: number; real?: number };
   build(harness: ConformanceHarness): fc.IAsyncProperty<unknown>;

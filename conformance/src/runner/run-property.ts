@@ -22,12 +22,20 @@ export async function runProperty(
   options: PropertyRunOptions,
 ): Promise<PropertyResult> {
   const base = { id: property.id, title: property.title, seed: options.seed };
-  const reason = property.skipReason?.(caps);
+  const reason = property.skipReason?.(caps, { virtual });
   if (reason) return { ...base, status: 'skipped', reason, runs: 0, durationMs: 0 };
   const numRuns =
     options.numRuns ??
     harness.numRuns ??
     (virtual ? (property.runs?.virtual ?? 100) : (property.runs?.real ?? 8));
+  if (numRuns <= 0)
+    return {
+      ...base,
+      status: 'skipped',
+      reason: 'no runs configured for this clock',
+      runs: 0,
+      durationMs: 0,
+    };
   const started = performance.now();
   const details = await fc.check(property.build(harness), {
     seed: options.seed,

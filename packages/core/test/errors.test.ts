@@ -73,7 +73,22 @@ describe('normalizeError', () => {
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('bullmq');
     expect(error.message).toContain('ECONNREFUSED');
-    expect(error.cause).toBe(raw);
+    expect(error.cause).toEqual({ name: 'Error', message: raw.message, code: 'ECONNREFUSED' });
+  });
+
+  it('keeps only a redacted summary of the original error as cause, since loggers print it', () => {
+    const raw = new Error('401 for request with Authorization: Bearer sk_live_abc123');
+    const error = normalizeError(raw, 'infrai');
+    expect(JSON.stringify(error.cause)).not.toContain('sk_live_abc123');
+    expect(error.cause).not.toBe(raw);
+  });
+
+  it('finds a transient code beneath a wrapper that has a code of its own', () => {
+    const raw = Object.assign(new Error('send failed'), {
+      code: 'ERR_SEND',
+      cause: networkError('ECONNRESET'),
+    });
+    expect(normalizeError(raw, 'sqs').code).toBe('UNAVAILABLE');
   });
 
   it('finds a network code nested in cause (as fetch reports it)', () => {

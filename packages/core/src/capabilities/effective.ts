@@ -16,7 +16,8 @@ export interface PortableLimits {
 export function effectiveCapabilities(driver: Capabilities, limits: PortableLimits = {}): Capabilities {
   const maxBodyBytes = Math.min(driver.maxBodyBytes, limits.maxBodyBytes ?? MAX_BODY_BYTES);
   const maxSeconds = Math.min(driver.delay.maxSeconds, limits.maxDelaySeconds ?? MAX_DELAY_SECONDS);
-  return { ...driver, maxBodyBytes, delay: { ...driver.delay, maxSeconds } };
+  const nativeMaxSeconds = Math.min(driver.delay.nativeMaxSeconds, maxSeconds);
+  return { ...driver, maxBodyBytes, delay: { ...driver.delay, maxSeconds, nativeMaxSeconds } };
 }
 
 /** Catches a driver whose manifest contradicts itself before it misleads the suite. */

@@ -26,16 +26,22 @@ export class VirtualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const sleeper: Sleeper = { due: this.#now + Math.max(0, ms), seq: this.#seq++, resolve };
-      if (ms <= 0) return resolve();
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
-          reject(signal.reason);
+      // NaN or a negative wait means "now", as setTimeout treats it.
+      const wait = ms > 0 ? ms : 0;
+      if (wait === 0) return resolve();
+      const onAbort = () => {
+        this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
+        reject(signal?.reason);
+      };
+      const sleeper: Sleeper = {
+        due: this.#now + wait,
+        seq: this.#seq++,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.#sleepers.push(sleeper);
     });
   }

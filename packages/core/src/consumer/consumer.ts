@@ -129,6 +129,10 @@ export class Consumer {
       handlerDone.abort();
       await extension;
     }
+    if (delivery.settled) {
+      if (failure) this.#reportError(failure.error, delivery);
+      return;
+    }
     try {
       if (!failure) {
         await delivery.ack();

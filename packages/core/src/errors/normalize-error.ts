@@ -27,20 +27,34 @@ export function normalizeError(error: unknown, driverName: string, classify?: Er
   if (error instanceof QueueError) return error;
   const classified = classify?.(error);
   if (classified) return classified;
-  const code = networkCode(error);
-  if (code && TRANSIENT_NETWORK_CODES.has(code)) {
-    return new QueueError('UNAVAILABLE', `${driverName}: provider unreachable (${code})`, { cause: error });
+  const code = transientNetworkCode(error);
+  if (code) {
+    return new QueueError('UNAVAILABLE', `${driverName}: provider unreachable (${code})`, {
+      cause: sanitize(error),
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new QueueError('INTERNAL', `${driverName}: ${redactSecrets(message)}`, { cause: error });
+  return new QueueError('INTERNAL', `${driverName}: ${redactSecrets(message)}`, { cause: sanitize(error) });
 }
 
-function networkCode(error: unknown): string | undefined {
+/** Wrappers (fetch's TypeError, SDK errors) hide the socket error a few causes down. */
+function transientNetworkCode(error: unknown): string | undefined {
   let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code)) return code;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * Loggers print `cause`, so the original error (which may echo a request with its bearer token)
+ * is kept only as a redacted summary.
+ */
+function sanitize(error: unknown): { name: string; message: string; code?: string } {
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = redactSecrets(error instanceof Error ? error.message : String(error));
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? { name, message, code } : { name, message };
 }

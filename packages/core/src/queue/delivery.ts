@@ -11,6 +11,11 @@ export interface Delivery {
   /** This delivery's lease handle; for tracing only. */
   readonly receipt: string;
   readonly groupId?: string;
+  /**
+   * True once ack, release or deadLetter succeeded. A handler that settles its delivery itself
+   * (as the webhook worker does) is left alone by the consumer.
+   */
+  readonly settled: boolean;
   ack(): Promise<void>;
   /** Makes the message visible again after `delaySeconds` (default 0). */
   release(options?: { delaySeconds?: number }): Promise<void>;

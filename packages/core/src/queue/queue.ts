@@ -251,6 +251,11 @@ export class Queue {
       return undefined;
     }
     const { receipt } = message;
+    let settled = false;
+    const settle = async (operation: string, run: () => Promise<void>): Promise<void> => {
+      await this.#call(operation, undefined, run);
+      settled = true;
+    };
     return {
       envelope,
       attributes: message.attributes,
@@ -258,29 +263,28 @@ export class Queue {
       messageId: message.messageId,
       receipt,
       ...(message.groupId === undefined ? {} : { groupId: message.groupId }),
-      ack: () => this.#call('ack', undefined, () => this.driver.ack(receipt)),
+      get settled() {
+        return settled;
+      },
+      ack: () => settle('ack', () => this.driver.ack(receipt)),
       release: async (options = {}) => {
         const delay = checkDelay(options.delaySeconds ?? 0, this.capabilities, 'release delay');
-        return this.#call('release', undefined, () => this.driver.release(receipt, delay));
+        return settle('release', () => this.driver.release(receipt, delay));
       },
       extendLease: async (leaseSeconds) => {
         const extend = this.driver.extendLease;
         if (!this.capabilities.leaseExtension || !extend) {
-          return Promise.reject(
-            new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot extend leases`),
-          );
+          throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot extend leases`);
         }
         const seconds = checkLeaseSeconds(leaseSeconds, this.capabilities);
         return this.#call('extendLease', undefined, () => extend.call(this.driver, receipt, seconds));
       },
-      deadLetter: (reason) => {
+      deadLetter: async (reason) => {
         const deadLetter = this.driver.deadLetter;
         if (!this.capabilities.deadLetter || !deadLetter) {
-          return Promise.reject(
-            new QueueError('INVALID_ARGUMENT', `${this.driver.name} has no dead-letter destination`),
-          );
+          throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} has no dead-letter destination`);
         }
-        return this.#call('deadLetter', undefined, () => deadLetter.call(this.driver, receipt, reason));
+        return settle('deadLetter', () => deadLetter.call(this.driver, receipt, reason));
       },
     };
   }

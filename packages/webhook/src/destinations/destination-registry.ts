@@ -1,0 +1,102 @@
+import { QueueError } from '@queueport/core';
+import type { DeliveryOutcome, Destination } from '../sender-types';
+import { assertDestination } from './validate-destination';
+
+export interface DisabledNotice {
+  destination: Destination;
+  reason: string;
+  /** Unix ms. */
+  at: number;
+}
+
+export interface DestinationRegistryOptions {
+  /**
+   * Told once each time a destination goes from enabled to disabled, e.g. to email its owner:
+   * users asked for automatic disabling *with a notice*. A throwing callback is reported via
+   * onError and does not undo the disabling.
+   */
+  onDisabled?: (notice: DisabledNotice) => void | Promise<void>;
+  onError?: (error: unknown) => void;
+  now?: () => number;
+}
+
+/**
+ * The in-memory set of destinations and which of them are switched off. A 410 disables a
+ * destination so one dead endpoint stops consuming attempts; re-enabling is a human decision.
+ */
+export class DestinationRegistry {
+  readonly #destinations = new Map<string, Destination>();
+  readonly #disabled = new Map<string, { reason: string; at: number }>();
+  readonly #options: DestinationRegistryOptions;
+
+  constructor(options: DestinationRegistryOptions = {}) {
+    this.#options = options;
+  }
+
+  /** Adds or replaces a destination (validated first). Replacing keeps its disabled state. */
+  register(destination: Destination): void {
+    assertDestination(destination);
+    this.#destinations.set(destination.id, Object.freeze({ ...destination }));
+  }
+
+  remove(id: string): boolean {
+    this.#disabled.delete(id);
+    return this.#destinations.delete(id);
+  }
+
+  get(id: string): Destination | undefined {
+    return this.#destinations.get(id);
+  }
+
+  /** Throws NOT_FOUND for an unknown id: a worker should not guess a URL. */
+  require(id: string): Destination {
+    const destination = this.#destinations.get(id);
+    if (!destination) {
+      throw new QueueError('NOT_FOUND', `destination ${id} is not registered`, {
+        details: { destinationId: id },
+      });
+    }
+    return destination;
+  }
+
+  list(): Destination[] {
+    return [...this.#destinations.values()];
+  }
+
+  isDisabled(id: string): boolean {
+    return this.#disabled.has(id);
+  }
+
+  disabledReason(id: string): string | undefined {
+    return this.#disabled.get(id)?.reason;
+  }
+
+  /** Returns true when this call disabled it (false when it already was, or is unknown). */
+  disable(id: string, reason: string): boolean {
+    const destination = this.#destinations.get(id);
+    if (!destination || this.#disabled.has(id)) return false;
+    const at = (this.#options.now ?? Date.now)();
+    this.#disabled.set(id, { reason, at });
+    this.#notify({ destination, reason, at });
+    return true;
+  }
+
+  enable(id: string): boolean {
+    return this.#disabled.delete(id);
+  }
+
+  /** Applies what an outcome says about the destination: a `disable` outcome disables it. */
+  recordOutcome(id: string, outcome: DeliveryOutcome): void {
+    if (outcome.kind === 'disable') this.disable(id, outcome.reason);
+  }
+
+  #notify(notice: DisabledNotice): void {
+    const report = (error: unknown) => this.#options.onError?.(error);
+    try {
+      const result = this.#options.onDisabled?.(notice);
+      if (result && typeof result.then === 'function') result.then(undefined, report);
+    } catch (error) {
+      report(error);
+    }
+  }
+}

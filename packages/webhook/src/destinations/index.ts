@@ -1,0 +1,7 @@
+export type { Destination } from '../sender-types';
+export {
+  DestinationRegistry,
+  type DestinationRegistryOptions,
+  type DisabledNotice,
+} from './destination-registry';
+export { assertDestination } from './validate-destination';

@@ -1,0 +1,5 @@
+export {
+  buildReconciliationReport,
+  type ReconciliationOptions,
+  type ReconciliationReport,
+} from './reconciliation-report';

@@ -1,0 +1,7 @@
+export {
+  type Effect,
+  type ReferenceReceiver,
+  type ReferenceReceiverOptions,
+  type RespondContext,
+  startReferenceReceiver,
+} from './reference-receiver';

@@ -1,0 +1,84 @@
+import type { IdempotencyKeyStyle } from './idempotency-key';
+import type { RetrySchedule } from './retry/retry-schedule';
+import type { RefusalDetails } from './ssrf/destination-refused-error';
+
+/** Where events go, and how: one per endpoint a customer registered. */
+export interface Destination {
+  /** Stable id: the registry disables by it and logs name it. */
+  id: string;
+  url: string;
+  /**
+   * Standard Webhooks secrets (`whsec_` + base64). Several sign each request (rotation);
+   * none means unsigned. Never logged and never part of an outcome or error message.
+   */
+  secrets?: readonly string[];
+  /** Per-destination retry policy; unset fields come from DEFAULT_RETRY_SCHEDULE. */
+  retry?: Partial<RetrySchedule>;
+  /** Overrides the sender's style for receivers that read the key the other way. */
+  idempotencyKeyStyle?: IdempotencyKeyStyle;
+  /**
+   * Extra headers (e.g. an Authorization the receiver wants). Their values are treated as
+   * secrets: redacted from outcome reasons. They cannot replace idempotency-key or webhook-*.
+   */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** One outbound webhook request. */
+export interface WebhookRequest {
+  destination: Destination;
+  /** The logical event id: sent as Idempotency-Key and as webhook-id. */
+  eventId: string;
+  /** The exact bytes that are signed and sent; never re-serialised after signing. */
+  body: string;
+  /** Unix ms used for webhook-timestamp; injectable for tests. Defaults to the sender's now. */
+  timestamp?: number;
+}
+
+/** The start of the receiver's answer, kept for diagnostics (at most maxResponseBytes). */
+export interface ResponseSample {
+  body: string;
+  /** True when the body was longer than maxResponseBytes (or broke off) and was cut. */
+  truncated: boolean;
+}
+
+export type DeliveryOutcome =
+  /** 2xx. */
+  | { kind: 'delivered'; status: number; attemptMs: number; response?: ResponseSample }
+  /**
+   * 408, 429, 5xx, network errors, timeouts: try again. retryAfterMs is the receiver's
+   * Retry-After (429/503 only), already clamped to the destination's retry policy.
+   */
+  | {
+      kind: 'retry';
+      status?: number;
+      reason: string;
+      retryAfterMs?: number;
+      attemptMs: number;
+      response?: ResponseSample;
+    }
+  /** 410 Gone: the destination asked to be disabled. */
+  | { kind: 'disable'; status: number; reason: string; attemptMs: number; response?: ResponseSample }
+  /**
+   * 3xx (redirects are never followed) and other 4xx, refused destinations (SSRF guard) and
+   * requests that cannot be built (bad secret, unsendable event id): will never succeed as is.
+   */
+  | {
+      kind: 'terminal';
+      status?: number;
+      reason: string;
+      attemptMs: number;
+      response?: ResponseSample;
+      /** Set when the SSRF guard refused the destination; no connection was attempted. */
+      refusal?: Readonly<RefusalDetails>;
+    };
+
+export interface WebhookSender {
+  /** Never throws: every failure is an outcome. */
+  send(request: WebhookRequest, signal?: AbortSignal): Promise<DeliveryOutcome>;
+  /**
+   * The longest one `send` can take (connect, headers and body included). A ledger lease must
+   * outlast it plus a margin, or a second worker may deliver the same event concurrently.
+   */
+  readonly requestTimeoutMs: number;
+  close(): Promise<void>;
+}

@@ -1,0 +1,8 @@
+export {
+  assertSigningSecret,
+  MAX_SECRET_BYTES,
+  MIN_SECRET_BYTES,
+  SECRET_PREFIX,
+  secretFragments,
+} from './signing-secret';
+export { type SignatureHeaders, type SignInput, WebhookSigner } from './webhook-signer';

@@ -1,0 +1,109 @@
+import { isIP } from 'node:net';
+import { type AddressPolicy, type AddressPolicyOptions, createAddressPolicy } from './address-policy';
+import { DestinationRefusedError } from './destination-refused-error';
+
+export interface UrlPolicyOptions extends AddressPolicyOptions {
+  /** Allow plain http:. Off by default: a webhook body and its signature must not travel in clear. */
+  allowHttp?: boolean;
+  /**
+   * When set, only these hosts are reachable: exact names (`hooks.example.com`, `127.0.0.1`,
+   * `[::1]`) or `*.example.com`, which matches any subdomain but not `example.com` itself.
+   * Resolved addresses are still checked: the allow-list narrows, it never widens.
+   */
+  allowedHosts?: readonly string[];
+}
+
+export type UrlVerdict = { allowed: true; url: URL } | { allowed: false; error: DestinationRefusedError };
+
+export interface UrlPolicy {
+  check(url: string | URL): UrlVerdict;
+  /** The address policy the guarded lookup must share, so literals and resolved names agree. */
+  readonly addresses: AddressPolicy;
+}
+
+export function createUrlPolicy(options: UrlPolicyOptions = {}): UrlPolicy {
+  const addresses = createAddressPolicy(options);
+  const hosts = options.allowedHosts?.map(normaliseHost);
+  const allowHttp = options.allowHttp === true;
+  return {
+    addresses,
+    check(input) {
+      try {
+        return { allowed: true, url: checkUrl(input, allowHttp, hosts, addresses) };
+      } catch (error) {
+        if (error instanceof DestinationRefusedError) return { allowed: false, error };
+        throw error;
+      }
+    },
+  };
+}
+
+/** One-off check; prefer `createUrlPolicy`, which parses the options once. */
+export function checkUrl(
+  input: string | URL,
+  allowHttp: boolean,
+  allowedHosts: readonly string[] | undefined,
+  addresses: AddressPolicy,
+): URL {
+  let url: URL;
+  try {
+    // WHATWG parsing normalises 2130706433, 0x7f000001 and 0177.0.0.1 to 127.0.0.1 for us.
+    url = new URL(String(input));
+  } catch {
+    // The input is not echoed: a malformed URL may still carry a token in its query string.
+    throw new DestinationRefusedError('destination refused: not a valid absolute URL', {
+      reason: 'invalid-url',
+    });
+  }
+  const host = url.hostname;
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp)) {
+    const hint = url.protocol === 'http:' ? ' (set allowHttp to allow plain http explicitly)' : '';
+    throw new DestinationRefusedError(`destination refused: scheme ${url.protocol} is not allowed${hint}`, {
+      reason: 'scheme',
+      host,
+    });
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new DestinationRefusedError('destination refused: credentials in the URL are not allowed', {
+      reason: 'credentials',
+      host,
+    });
+  }
+  const bare = normaliseHost(host);
+  if (bare === '') {
+    throw new DestinationRefusedError('destination refused: the URL has no host', { reason: 'invalid-url' });
+  }
+  if (allowedHosts && !allowedHosts.some((pattern) => hostMatches(bare, pattern))) {
+    throw new DestinationRefusedError(`destination refused: host ${host} is not in allowedHosts`, {
+      reason: 'host-not-allowed',
+      host,
+    });
+  }
+  // node:net skips the `lookup` hook for IP literals, so the guarded lookup never sees them:
+  // a literal must be judged here or not at all.
+  if (isIP(bare) !== 0) {
+    const verdict = addresses.check(bare);
+    if (!verdict.allowed) {
+      throw new DestinationRefusedError(`destination refused: ${verdict.message}`, {
+        reason: 'address',
+        host,
+        address: verdict.address,
+        range: verdict.range,
+      });
+    }
+  }
+  return url;
+}
+
+/** Lower case, no IPv6 brackets, no trailing root dot: the form both sides are compared in. */
+export function normaliseHost(host: string): string {
+  let out = host.trim().toLowerCase();
+  if (out.startsWith('[') && out.endsWith(']')) out = out.slice(1, -1);
+  if (out.endsWith('.')) out = out.slice(0, -1);
+  return out;
+}
+
+function hostMatches(host: string, pattern: string): boolean {
+  if (pattern.startsWith('*.')) return host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1;
+  return host === pattern;
+}

@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type Clock,
+  type ConsumeOptions,
+  type Consumer,
+  type Delivery,
+  type Envelope,
+  encodeEnvelope,
+  isQueueError,
+  type Queue,
+  QueueError,
+  systemClock,
+} from '@queueport/core';
+import type { ClaimResult, Ledger } from '@queueport/ledger';
+import type { Destination, DestinationRegistry } from '../destinations';
+import { DEFAULT_RETRY_SCHEDULE, nextRetry, type RetrySchedule } from '../retry';
+import type { DeliveryOutcome, WebhookSender } from '../sender';
+import { type CrashInjector, type CrashPoint, SimulatedCrash } from './crash-points';
+
+export type DeliveryResult =
+  | 'delivered'
+  | 'already-settled'
+  | 'busy'
+  | 'retry-scheduled'
+  | 'failed'
+  | 'conflict'
+  | 'lease-lost'
+  | 'crashed';
+
+export interface DeliveryReport {
+  eventId: string;
+  result: DeliveryResult;
+  attempt?: number;
+  outcome?: DeliveryOutcome;
+  crashedAt?: CrashPoint;
+}
+
+export interface DeliveryWorkerOptions {
+  queue: Queue;
+  ledger: Ledger;
+  sender: WebhookSender;
+  /** Where an event goes. No destination is a terminal failure, recorded in the ledger. */
+  route: (envelope: Envelope) => Destination | undefined;
+  /** Must outlast the sender's request timeout plus `leaseMarginSeconds`, or two workers send at once. */
+  ledgerLeaseSeconds?: number;
+  leaseMarginSeconds?: number;
+  /** Default retry schedule; a destination's own `retry` wins. */
+  retry?: RetrySchedule;
+  registry?: DestinationRegistry;
+  workerId?: string;
+  clock?: Clock;
+  onReport?: (report: DeliveryReport) => void;
+  /** Test hook: dies at the chosen points, abandoning the delivery (leases are left to lapse). */
+  crash?: CrashInjector;
+}
+
+const DEFAULT_MARGIN_SECONDS = 5;
+
+/**
+ * Joins queue, ledger and sender: claim in the ledger, send, commit the outcome, then ack. Each
+ * step is its own short transaction; nothing is held open across the HTTP call.
+ */
+export class DeliveryWorker {
+  readonly workerId: string;
+  readonly ledgerLeaseSeconds: number;
+  readonly #options: DeliveryWorkerOptions;
+  readonly #clock: Clock;
+  readonly #retry: RetrySchedule;
+
+  constructor(options: DeliveryWorkerOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? options.queue.clock ?? systemClock;
+    this.#retry = options.retry ?? DEFAULT_RETRY_SCHEDULE;
+    this.workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
+    const margin = options.leaseMarginSeconds ?? DEFAULT_MARGIN_SECONDS;
+    const floor = options.sender.requestTimeoutMs / 1000 + margin;
+    this.ledgerLeaseSeconds = options.ledgerLeaseSeconds ?? Math.ceil(floor + margin);
+    if (!(this.ledgerLeaseSeconds >= floor)) {
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `ledger lease of ${this.ledgerLeaseSeconds} s must outlast the request timeout (${options.sender.requestTimeoutMs / 1000} s) plus a ${margin} s margin, or a second worker could send while the first is still waiting`,
+        {
+          details: {
+            ledgerLeaseSeconds: this.ledgerLeaseSeconds,
+            requestTimeoutMs: options.sender.requestTimeoutMs,
+            margin,
+          },
+        },
+      );
+    }
+  }
+
+  /** Runs the worker over the queue until the consumer is closed. */
+  start(options: ConsumeOptions = {}): Consumer {
+    const { queue } = this.#options;
+    const leaseSeconds =
+      options.leaseSeconds ?? Math.min(queue.capabilities.leaseSeconds.max, this.ledgerLeaseSeconds);
+    if (!queue.capabilities.leaseExtension && leaseSeconds < this.ledgerLeaseSeconds) {
+      // Without extension, a queue lease shorter than a send would hand the message to a second
+      // worker mid-request; the ledger would answer "busy", but only after a wasted receive.
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `queue lease ${leaseSeconds} s is shorter than the ledger lease and ${queue.name} cannot extend leases`,
+      );
+    }
+    return queue.consume(
+      async (delivery) => {
+        await this.process(delivery);
+      },
+      { ...options, leaseSeconds },
+    );
+  }
+
+  /** Handles one delivery end to end and settles it, except after a (simulated) crash. */
+  async process(delivery: Delivery): Promise<DeliveryResult> {
+    const eventId = delivery.envelope.event_id;
+    try {
+      const report = await this.#process(delivery);
+      this.#options.onReport?.(report);
+      return report.result;
+    } catch (error) {
+      if (error instanceof SimulatedCrash) {
+        this.#options.onReport?.({ eventId, result: 'crashed', crashedAt: error.point });
+        return 'crashed';
+      }
+      throw error;
+    }
+  }
+
+  async #process(delivery: Delivery): Promise<DeliveryReport> {
+    const { ledger, sender, route, registry } = this.#options;
+    const { envelope } = delivery;
+    const eventId = envelope.event_id;
+    this.#checkpoint('after-receive', eventId);
+
+    const owner = `${this.workerId}:${randomUUID()}`;
+    let claim: ClaimResult;
+    try {
+      claim = await ledger.claim({
+        eventId,
+        payloadSha256: envelope.payload_sha256,
+        owner,
+        leaseSeconds: this.ledgerLeaseSeconds,
+      });
+    } catch (error) {
+      if (!isQueueError(error, 'IDEMPOTENCY_CONFLICT')) throw error;
+      // The same event id with a different payload is never a retry: park it for a person.
+      await this.#giveUp(delivery, error.message);
+      return { eventId, result: 'conflict' };
+    }
+    if (claim.status === 'delivered' || claim.status === 'failed') {
+      this.#checkpoint('before-ack', eventId);
+      await delivery.ack();
+      return { eventId, result: 'already-settled' };
+    }
+    if (claim.status === 'busy') {
+      await delivery.release({ delaySeconds: this.#queueDelay(claim.leaseUntil - this.#clock.now()) });
+      return { eventId, result: 'busy' };
+    }
+    this.#checkpoint('after-claim', eventId);
+
+    const destination = route(envelope);
+    const outcome: DeliveryOutcome = !destination
+      ? { kind: 'terminal', reason: 'no destination for this event', attemptMs: 0 }
+      : registry?.isDisabled(destination.id)
+        ? { kind: 'terminal', reason: `destination ${destination.id} is disabled`, attemptMs: 0 }
+        : await sender.send({ destination, eventId, body: encodeEnvelope(envelope) });
+    this.#checkpoint('after-send', eventId);
+
+    let result: DeliveryResult;
+    let retryDelayMs = 0;
+    try {
+      if (outcome.kind === 'delivered') {
+        await ledger.complete({ eventId, owner, outcome: `http ${outcome.status}` });
+        result = 'delivered';
+      } else if (outcome.kind === 'retry') {
+        const next = nextRetry(destination?.retry ?? this.#retry, claim.attempt, outcome.retryAfterMs);
+        if (next.giveUp) {
+          await ledger.fail({
+            eventId,
+            owner,
+            outcome: `gave up after ${claim.attempt} attempts: ${outcome.reason}`,
+          });
+          result = 'failed';
+        } else {
+          retryDelayMs = Math.ceil(next.delayMs);
+          await ledger.release({
+            eventId,
+            owner,
+            outcome: outcome.reason,
+            retryAt: this.#clock.now() + retryDelayMs,
+          });
+          result = 'retry-scheduled';
+        }
+      } else {
+        if (outcome.kind === 'disable' && destination) registry?.disable(destination.id, outcome.reason);
+        await ledger.fail({ eventId, owner, outcome: outcome.reason });
+        result = 'failed';
+      }
+    } catch (error) {
+      if (!isQueueError(error, 'LEASE_LOST')) throw error;
+      // Our lease lapsed and another worker took the event: it owns the outcome now. Give the
+      // message back so whoever is left settles it by reading the ledger.
+      await this.#settleQuietly(() => delivery.release({ delaySeconds: 0 }));
+      return { eventId, result: 'lease-lost', attempt: claim.attempt, outcome };
+    }
+    this.#checkpoint('after-commit', eventId);
+
+    this.#checkpoint('before-ack', eventId);
+    if (result === 'delivered') await delivery.ack();
+    else if (result === 'retry-scheduled')
+      await delivery.release({ delaySeconds: this.#queueDelay(retryDelayMs) });
+    else await this.#giveUp(delivery, outcome.kind === 'delivered' ? 'failed' : outcome.reason);
+    return { eventId, result, attempt: claim.attempt, outcome };
+  }
+
+  /** Terminal: the ledger holds the history; the message goes to the dead letters where there are any. */
+  async #giveUp(delivery: Delivery, reason: string): Promise<void> {
+    if (this.#options.queue.capabilities.deadLetter) await delivery.deadLetter(reason);
+    else await delivery.ack();
+  }
+
+  #queueDelay(ms: number): number {
+    const { delay } = this.#options.queue.capabilities;
+    const seconds = Math.min(delay.maxSeconds, Math.max(0, ms / 1000));
+    return delay.fractional ? seconds : Math.min(delay.maxSeconds, Math.ceil(seconds));
+  }
+
+  #checkpoint(point: CrashPoint, eventId: string): void {
+    if (this.#options.crash?.(point, eventId)) throw new SimulatedCrash(point, eventId);
+  }
+
+  async #settleQuietly(settle: () => Promise<void>): Promise<void> {
+    try {
+      await settle();
+    } catch (error) {
+      if (!isQueueError(error, 'LEASE_LOST')) throw error;
+    }
+  }
+}

@@ -1,0 +1,186 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  clampRetryAfter,
+  DEFAULT_RETRY_SCHEDULE,
+  decideRetry,
+  nextRetry,
+  parseRetryAfter,
+  type RetrySchedule,
+  resolveRetrySchedule,
+  retryDelay,
+} from '../src';
+
+const NOW = Date.UTC(2030, 5, 1, 12, 0, 0);
+
+describe('parseRetryAfter', () => {
+  it.each([
+    ['7', 7000],
+    ['0', 0],
+    [' 120 ', 120_000],
+    ['86400', 86_400_000],
+  ])('delta-seconds %j → %i ms', (value, ms) => {
+    expect(parseRetryAfter(value, NOW)).toBe(ms);
+  });
+
+  it('reads the three HTTP-date forms relative to the injected now', () => {
+    const later = new Date(NOW + 90_000);
+    expect(parseRetryAfter(later.toUTCString(), NOW)).toBe(90_000);
+    expect(parseRetryAfter('Sat, 01 Jun 2030 12:01:30 GMT', NOW)).toBe(90_000);
+    expect(parseRetryAfter('Saturday, 01-Jun-30 12:01:30 GMT', NOW)).toBe(90_000);
+    // asctime() names no zone; HTTP says GMT, whatever the machine's TZ.
+    expect(parseRetryAfter('Sat Jun  1 12:01:30 2030', NOW)).toBe(90_000);
+  });
+
+  it('a date in the past means now', () => {
+    expect(parseRetryAfter(new Date(NOW - 60_000).toUTCString(), NOW)).toBe(0);
+  });
+
+  it.each([['-5'], ['1.5'], ['soon'], [''], ['   '], ['2030-06-01'], ['7s'], ['+7']])(
+    'ignores %j',
+    (value) => {
+      expect(parseRetryAfter(value, NOW)).toBeUndefined();
+    },
+  );
+
+  it('takes the first of repeated headers and ignores an absent one', () => {
+    expect(parseRetryAfter(['3', '9'], NOW)).toBe(3000);
+    expect(parseRetryAfter(undefined, NOW)).toBeUndefined();
+  });
+});
+
+describe('clampRetryAfter', () => {
+  it('bounds to [min, max]', () => {
+    const clamp = { minMs: 1000, maxMs: 60_000 };
+    expect(clampRetryAfter(0, clamp)).toBe(1000);
+    expect(clampRetryAfter(7000, clamp)).toBe(7000);
+    expect(clampRetryAfter(3_600_000, clamp)).toBe(60_000);
+  });
+
+  it('can express the Svix-style clamp to [base, 2 × base]', () => {
+    const base = 300_000;
+    expect(clampRetryAfter(10_000, { minMs: base, maxMs: 2 * base })).toBe(base);
+    expect(clampRetryAfter(3_600_000, { minMs: base, maxMs: 2 * base })).toBe(2 * base);
+  });
+});
+
+describe('retry schedule', () => {
+  const steady: RetrySchedule = { ...DEFAULT_RETRY_SCHEDULE, jitter: 0 };
+
+  it('the default starts at 5 s, doubles, caps at 2 h, and gives up after 15 attempts (~8.8 h)', () => {
+    const delays: number[] = [];
+    for (let attempt = 1; ; attempt++) {
+      const decision = decideRetry({ kind: 'retry' }, attempt, steady);
+      if (!decision.retry) {
+        expect(decision.reason).toBe('attempts-exhausted');
+        expect(attempt).toBe(15);
+        break;
+      }
+      expect(decision.nextAttempt).toBe(attempt + 1);
+      delays.push(decision.delayMs);
+    }
+    expect(delays.slice(0, 4)).toEqual([5000, 10_000, 20_000, 40_000]);
+    expect(delays.at(-1)).toBe(2 * 3600 * 1000);
+    expect(delays).toHaveLength(14);
+    const hours = delays.reduce((a, b) => a + b, 0) / 3_600_000;
+    expect(hours).toBeGreaterThan(8.5);
+    expect(hours).toBeLessThan(9);
+  });
+
+  it('grows and caps (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60_000 }),
+        fc.integer({ min: 1, max: 100 }),
+        fc.integer({ min: 1, max: 60 }),
+        (baseMs, factor, attempt) => {
+          const policy = resolveRetrySchedule({
+            baseMs,
+            maxMs: baseMs * factor,
+            jitter: 0,
+            maxAttempts: 100,
+          });
+          const now = retryDelay(attempt, policy);
+          const next = retryDelay(attempt + 1, policy);
+          expect(next).toBeGreaterThanOrEqual(now);
+          expect(now).toBeLessThanOrEqual(policy.maxMs);
+          expect(now).toBeGreaterThanOrEqual(Math.min(baseMs, policy.maxMs));
+        },
+      ),
+    );
+  });
+
+  it('jitter only shortens a wait, by at most the jitter fraction (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+        (attempt, r) => {
+          const ceiling = retryDelay(attempt, steady);
+          const jittered = retryDelay(attempt, DEFAULT_RETRY_SCHEDULE, undefined, () => r);
+          expect(jittered).toBeLessThanOrEqual(ceiling);
+          expect(jittered).toBeGreaterThanOrEqual(ceiling * (1 - DEFAULT_RETRY_SCHEDULE.jitter) - 1e-6);
+        },
+      ),
+    );
+  });
+
+  it('honours Retry-After when longer than the backoff, clamped (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 14 }),
+        fc.nat({ max: 48 * 3_600_000 }),
+        (attempt, retryAfterMs) => {
+          const delay = retryDelay(attempt, steady, retryAfterMs);
+          const clamped = clampRetryAfter(retryAfterMs, {
+            minMs: steady.retryAfterMinMs,
+            maxMs: steady.retryAfterMaxMs,
+          });
+          expect(delay).toBe(Math.max(retryDelay(attempt, steady), clamped));
+        },
+      ),
+    );
+  });
+
+  it('uses the retry-after carried by a 429 outcome', () => {
+    const decision = decideRetry({ kind: 'retry', retryAfterMs: 7000 }, 1, steady);
+    expect(decision).toEqual({ retry: true, delayMs: 7000, nextAttempt: 2 });
+  });
+
+  it('never retries past maxAttempts, nor anything that is not a retry outcome (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.constantFrom('delivered', 'terminal', 'disable', 'retry'),
+        (maxAttempts, attempt, kind) => {
+          const decision = decideRetry({ kind } as { kind: 'retry' }, attempt, { ...steady, maxAttempts });
+          if (kind !== 'retry') expect(decision).toEqual({ retry: false, reason: kind });
+          else expect(decision.retry).toBe(attempt < maxAttempts);
+        },
+      ),
+    );
+  });
+
+  it('refuses a nonsensical policy', () => {
+    expect(() => resolveRetrySchedule({ maxAttempts: 0 })).toThrow(/maxAttempts/);
+    expect(() => resolveRetrySchedule({ baseMs: 10, maxMs: 5 })).toThrow(/maxMs/);
+    expect(() => resolveRetrySchedule({ jitter: 2 })).toThrow(/jitter/);
+    expect(() => resolveRetrySchedule({ retryAfterMinMs: 10, retryAfterMaxMs: 1 })).toThrow(
+      /retryAfterMaxMs/,
+    );
+    expect(resolveRetrySchedule({ maxAttempts: 3 })).toEqual({ ...DEFAULT_RETRY_SCHEDULE, maxAttempts: 3 });
+  });
+});
+
+describe('nextRetry (the worker-facing form)', () => {
+  it('fills a partial per-destination schedule from the defaults', () => {
+    expect(nextRetry({ jitter: 0 }, 1)).toEqual({ giveUp: false, delayMs: 5000, nextAttempt: 2 });
+    expect(nextRetry({ jitter: 0, maxAttempts: 3 }, 3)).toEqual({ giveUp: true });
+    expect(nextRetry(undefined, 15)).toEqual({ giveUp: true });
+  });
+
+  it('honours a retry-after longer than the backoff', () => {
+    expect(nextRetry({ jitter: 0 }, 1, 60_000)).toEqual({ giveUp: false, delayMs: 60_000, nextAttempt: 2 });
+  });
+});
