@@ -13,10 +13,8 @@ import { type Session, withSession } from '../support';
 import { classify, type EventHistory, type EventVerdict } from './checker';
 import type { CrashScenario } from './scenario';
 
-export interface LedgerFactory {
-  /** A fresh, empty ledger living by `clock`, and how to remove it. */
-  (clock: Clock): Promise<{ ledger: Ledger; dispose(): Promise<void> }>;
-}
+/** A fresh, empty ledger living by `clock`, and how to remove it. */
+export type LedgerFactory = (clock: Clock) => Promise<{ ledger: Ledger; dispose(): Promise<void> }>;
 
 export interface ScenarioOutcome {
   histories: EventHistory[];

@@ -27,7 +27,7 @@ export class VirtualClock implements Clock {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       // NaN or a negative wait means "now", as setTimeout treats it.
-      const wait = ms > 0 ? ms : 0;
+      const wait = Number.isNaN(ms) ? 0 : Math.max(ms, 0);
       if (wait === 0) return resolve();
       const onAbort = () => {
         this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
