@@ -2,7 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // Workspace packages resolve to their TypeScript sources through the "source" export
 // condition, so a test never runs against a stale dist/.
-const conditions = ['source', 'import', 'module', 'node', 'default'];
+// Only conditions that mean the same for import and require: vitest passes them to its forks as
+// `node --conditions`, and 'import' there would hand require('pg-pool') an ESM build.
+const conditions = ['source', 'node', 'development|production'];
 
 export default defineConfig({
   resolve: { conditions },

@@ -114,10 +114,10 @@ export class MemoryDriver implements Driver {
       if (taken.length > 0 || now >= deadline) return taken;
       const wakeAt = Math.min(deadline, this.#nextVisibleAt(now));
       const timer = new AbortController();
-      const onAbort = () => timer.abort();
+      const onAbort = () => timer.abort('receive aborted');
       request.signal?.addEventListener('abort', onAbort, { once: true });
       await Promise.race([this.#wake.promise, this.#clock.sleep(wakeAt - now, timer.signal).catch(() => {})]);
-      timer.abort();
+      timer.abort('woken');
       request.signal?.removeEventListener('abort', onAbort);
     }
   }
@@ -168,9 +168,9 @@ export class MemoryDriver implements Driver {
     this.#expire(now);
     const grouped = this.capabilities.ordering === 'fifo-per-group';
     const blockedGroups = new Set<string>();
-    const candidates = [...this.#messages.values()].sort((a, b) => a.seq - b.seq);
     const taken: DriverMessage[] = [];
-    for (const message of candidates) {
+    // A Map iterates in insertion order, and messages are inserted once, in seq order.
+    for (const message of this.#messages.values()) {
       if (taken.length >= max) break;
       const group = grouped ? message.groupId : undefined;
       if (group !== undefined && blockedGroups.has(group)) continue;

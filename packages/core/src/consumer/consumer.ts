@@ -126,7 +126,8 @@ export class Consumer {
     } catch (error) {
       failure = { error };
     } finally {
-      handlerDone.abort();
+      // A reason avoids building a DOMException (and its stack) for every delivery.
+      handlerDone.abort('handler settled');
       await extension;
     }
     if (delivery.settled) {

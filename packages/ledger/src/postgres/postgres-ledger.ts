@@ -39,7 +39,7 @@ export interface PostgresLedgerOptions {
 }
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
-type Statement = CompiledSql & { name: string; key: LedgerStatementKey };
+type Statement = CompiledSql & { name: string };
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** A claim whose row vanished between the insert and the lock (pruned) starts over, this often at most. */
@@ -71,7 +71,7 @@ export class PostgresLedger implements Ledger {
     this.#statements = Object.fromEntries(
       Object.entries(sql).map(([key, text]) => [
         key,
-        { ...compileNamed(text, 'postgres'), name: prefix + key, key: key as LedgerStatementKey },
+        { ...compileNamed(text, 'postgres'), name: prefix + key },
       ]),
     ) as Record<LedgerStatementKey, Statement>;
     this.#lockRow = { ...compileNamed(`${sql.get} FOR UPDATE`, 'postgres'), name: `${prefix}lockRow` };

@@ -1,9 +1,6 @@
 import type { Pool } from 'pg';
-import { installRequireConditionsWorkaround } from './require-conditions';
 
-/** pg, loaded only after the require-conditions workaround is in place. */
 export async function createPool(connectionString: string, max = 2): Promise<Pool> {
-  installRequireConditionsWorkaround();
   const { default: pg } = await import('pg');
   return new pg.Pool({ connectionString, max });
 }
