@@ -133,8 +133,11 @@ class UndiciWebhookSender implements WebhookSender {
       return classifyError(error, { knownSecrets });
     }
 
-    const timeout = AbortSignal.timeout(this.requestTimeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
+    // A timer cleared when the attempt ends: AbortSignal.timeout would keep one 30 s timer alive
+    // per request long after it finished, which costs real throughput under load.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error('request timeout')), this.requestTimeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
     const url = verdict.url;
     try {
       const response = await this.#agent.request({
@@ -153,8 +156,10 @@ class UndiciWebhookSender implements WebhookSender {
       // A receiver may echo our request back (an Authorization header included): redact it.
       return { ...classified, response: { ...sample, body: redactSecrets(sample.body, knownSecrets) } };
     } catch (error) {
-      const aborted = timeout.aborted ? 'timeout' : callerSignal?.aborted ? 'caller' : undefined;
+      const aborted = timeout.signal.aborted ? 'timeout' : callerSignal?.aborted ? 'caller' : undefined;
       return classifyError(error, { aborted, requestTimeoutMs: this.requestTimeoutMs, knownSecrets });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
