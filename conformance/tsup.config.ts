@@ -1,11 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../scripts/build/tsup-package';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/vitest.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  external: ['vitest'],
-});
+export default packageBuild(['src/index.ts', 'src/vitest.ts'], { external: ['vitest'] });

@@ -1,10 +1,6 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../scripts/build/tsup-package';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', 'reference-receiver/index': 'src/reference-receiver/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
+export default packageBuild({
+  index: 'src/index.ts',
+  'reference-receiver/index': 'src/reference-receiver/index.ts',
 });

@@ -45,7 +45,7 @@ function envelopes(round: string) {
 }
 
 async function waitForEffects(receiver: ReferenceReceiver, count: number): Promise<void> {
-  while (receiver.effects().length < count) await new Promise((resolve) => setTimeout(resolve, 2));
+  while (receiver.effectTotal() < count) await new Promise((resolve) => setTimeout(resolve, 2));
 }
 
 async function queueport(round: string): Promise<number> {

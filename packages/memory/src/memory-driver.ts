@@ -242,8 +242,10 @@ export class MemoryDriver implements Driver {
 
   #expire(now: number): void {
     const cutoff = now - this.capabilities.retentionSeconds * 1000;
+    // Insertion order is enqueue order, so the expired messages are all at the front.
     for (const message of this.#messages.values()) {
-      if (message.enqueuedAt <= cutoff) this.#remove(message);
+      if (message.enqueuedAt > cutoff) break;
+      this.#remove(message);
     }
   }
 

@@ -188,7 +188,7 @@ describe('DeliveryWorker', () => {
       const ids = ['a', 'b', 'c', 'd'].map((s) => `ticket_${s}:opened:v1`);
       await realQueue.publishBatch(ids.map((id) => ({ envelope: { ...envelope(), event_id: id } })));
       const consumer = w.start({ concurrency: 2, waitSeconds: 0.1 });
-      for (let i = 0; i < 200 && receiver.effects().length < ids.length; i++) {
+      for (let i = 0; i < 200 && receiver.effectTotal() < ids.length; i++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       await consumer.close();

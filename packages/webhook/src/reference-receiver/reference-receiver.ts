@@ -49,6 +49,8 @@ export interface ReferenceReceiver {
   close(): Promise<void>;
   effects(): Effect[];
   effectCount(eventId: string): number;
+  /** All effects so far; cheap enough to poll while waiting for a run to finish. */
+  effectTotal(): number;
   /** HTTP requests received, refused ones included. */
   requests(): number;
   /** TCP connections accepted: 0 proves a sender refused before connecting. */
@@ -70,6 +72,7 @@ export async function startReferenceReceiver(options: ReferenceReceiverOptions):
   const verifiers = options.secrets?.map((secret) => new Webhook(secret));
   const store = new IdempotencyStore();
   const effects: Effect[] = [];
+  const effectsPerEvent = new Map<string, number>();
   const attempts = new Map<string, number>();
   let requests = 0;
   let connections = 0;
@@ -85,7 +88,10 @@ export async function startReferenceReceiver(options: ReferenceReceiverOptions):
     } catch {
       status = 500;
     }
-    if (status >= 200 && status < 300) effects.push({ eventId, key, bodySha256: sha256Hex(body), at: now() });
+    if (status >= 200 && status < 300) {
+      effects.push({ eventId, key, bodySha256: sha256Hex(body), at: now() });
+      effectsPerEvent.set(eventId, (effectsPerEvent.get(eventId) ?? 0) + 1);
+    }
     return status;
   };
 
@@ -157,7 +163,8 @@ export async function startReferenceReceiver(options: ReferenceReceiverOptions):
         server.closeAllConnections();
       }),
     effects: () => effects.map((effect) => ({ ...effect })),
-    effectCount: (eventId) => effects.filter((effect) => effect.eventId === eventId).length,
+    effectCount: (eventId) => effectsPerEvent.get(eventId) ?? 0,
+    effectTotal: () => effects.length,
     requests: () => requests,
     connections: () => connections,
   };
