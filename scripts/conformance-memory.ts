@@ -1,15 +1,18 @@
 /**
- * The main job until the `queueport` CLI lands: the conformance suite against the in-memory
- * reference driver, printed for people (or as JSON with --json).
+ * The main job until the `queueport` CLI lands: the conformance suite (queue contract and crash
+ * window) against the in-memory reference driver, printed for people (or as JSON with --json).
  *
  *   pnpm conformance:memory [--json] [--seed N] [--runs N] [--only id,id] [--path P]
  */
 import { parseArgs } from 'node:util';
 import {
+  crashWindowProperties,
   formatFailure,
   formatReport,
   formatResultLine,
+  queueProperties,
   runConformance,
+  temporarySqliteLedger,
   virtualTimeHarness,
 } from '@queueport/conformance';
 import { MemoryDriver } from '@queueport/memory';
@@ -26,6 +29,8 @@ const { values } = parseArgs({
 
 const harness = virtualTimeHarness('memory', (clock) => new MemoryDriver({ clock }));
 const report = await runConformance(harness, {
+  // The queue contract, then the crash window over a throwaway SQLite ledger.
+  properties: [...queueProperties, ...crashWindowProperties(temporarySqliteLedger)],
   ...(values.seed ? { seed: Number(values.seed) } : {}),
   ...(values.runs ? { numRuns: Number(values.runs) } : {}),
   ...(values.only ? { only: values.only.split(',') } : {}),

@@ -4,20 +4,20 @@ import {
   type LedgerFactory,
   runConformance,
   runCrashScenario,
+  temporarySqliteLedger,
   virtualTimeHarness,
 } from '@queueport/conformance';
 import type { Ledger } from '@queueport/ledger';
 import { MemoryDriver } from '@queueport/memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sqliteLedger } from './sqlite-ledger-factory';
 
 const harness = virtualTimeHarness('memory', (clock) => new MemoryDriver({ clock }));
 
 /** Wraps each run's ledger so one of its promises is broken. */
 function breakLedger(change: (ledger: Ledger) => Partial<Ledger>): LedgerFactory {
   return async (clock) => {
-    const { ledger, dispose } = await sqliteLedger(clock);
+    const { ledger, dispose } = await temporarySqliteLedger(clock);
     const broken: Ledger = Object.assign(Object.create(null), {
       claim: ledger.claim.bind(ledger),
       complete: ledger.complete.bind(ledger),
@@ -65,7 +65,7 @@ describe('the crash-window checker catches broken delivery', () => {
     const scenarios = fc.sample(crashScenarioArb, { numRuns: 40, seed: 11 });
     let duplicated = 0;
     for (const scenario of scenarios) {
-      const outcome = await runCrashScenario(harness, sqliteLedger, scenario, 'ignores-key');
+      const outcome = await runCrashScenario(harness, temporarySqliteLedger, scenario, 'ignores-key');
       duplicated += [...outcome.verdicts.values()].filter((v) => v === 'duplicated').length;
     }
     expect(duplicated).toBeGreaterThan(0);

@@ -19,7 +19,7 @@ export function formatResultLine(result: PropertyResult): string {
     result.status === 'skipped'
       ? `skipped: ${result.reason}`
       : `${result.runs} run(s), ${(result.durationMs / 1000).toFixed(1)} s`;
-  return `${MARK[result.status]}  ${result.id.padEnd(18)} ${detail}`;
+  return `${MARK[result.status]}  ${result.id.padEnd(24)} ${detail}`;
 }
 
 export function formatReport(report: ConformanceReport): string {
