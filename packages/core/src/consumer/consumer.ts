@@ -50,6 +50,11 @@ export class Consumer {
   readonly #handler: Handler;
   readonly #stop = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
+  /**
+   * Resolved whenever a delivery finishes. Waiting on this instead of Promise.race(inFlight)
+   * keeps a full consumer from piling a reaction onto every in-flight promise per freed slot.
+   */
+  #slotFreed = deferred();
   readonly #concurrency: number;
   readonly #leaseSeconds: number;
   readonly #waitSeconds: number;
@@ -87,7 +92,7 @@ export class Consumer {
     while (!signal.aborted) {
       const free = this.#concurrency - this.#inFlight.size;
       if (free <= 0) {
-        await Promise.race(this.#inFlight);
+        await this.#slotFreed.promise;
         continue;
       }
       let batch: Delivery[];
@@ -109,7 +114,11 @@ export class Consumer {
       if (batch.length === 0 && this.#waitSeconds === 0) await this.#pause(50);
       for (const delivery of batch) {
         this.stats.received++;
-        const task: Promise<void> = this.#handle(delivery).finally(() => this.#inFlight.delete(task));
+        const task: Promise<void> = this.#handle(delivery).finally(() => {
+          this.#inFlight.delete(task);
+          this.#slotFreed.resolve();
+          this.#slotFreed = deferred();
+        });
         this.#inFlight.add(task);
       }
     }
@@ -208,4 +217,12 @@ export class Consumer {
     this.stats.errors++;
     this.#options.onError?.(error, delivery);
   }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }
