@@ -1,10 +1,8 @@
 import { tmpdir } from 'node:os';
-import { startFailure, startProcess } from './child';
-import { track } from './cleanup';
-import { messageOf } from './errors';
+import { ensureLocalService } from './ensure-local-service';
 import { findExecutable } from './executables';
-import { exchange, LOCALHOST, onFreePort, waitUntil } from './ports';
-import { redactUrl } from './redact';
+import { exchange, LOCALHOST } from './ports';
+import { startServer } from './start-server';
 import type { Ensured, Log } from './types';
 
 function resp(...args: string[]): string {
@@ -39,31 +37,19 @@ export async function redisPing(url: string, timeoutMs = 2000): Promise<void> {
     throw new Error(`not Redis: PING answered ${JSON.stringify(replies.at(-1))}`);
 }
 
-async function startRedis(binary: string, log: Log): Promise<Ensured> {
-  return onFreePort(async (port) => {
-    const url = `redis://${LOCALHOST}:${port}`;
-    log(`starting redis-server on ${LOCALHOST}:${port}`);
-    const proc = startProcess('redis-server', binary, [
+function startRedis(binary: string, log: Log): Promise<Ensured> {
+  return startServer({
+    name: 'redis-server',
+    binary,
+    url: (port) => `redis://${LOCALHOST}:${port}`,
+    args: (port) => [
       ...['--port', String(port), '--bind', LOCALHOST, '--daemonize', 'no'],
       // Tests must never leave data behind or read a previous run's.
       ...['--save', '', '--appendonly', 'no', '--dir', tmpdir()],
-    ]);
-    const stop = track(proc);
-    try {
-      await waitUntil('redis-server did not come up', () => redisPing(url, 500).then(() => true), {
-        timeoutMs: 15_000,
-        giveUp: proc.exitReason,
-      });
-    } catch (error) {
-      await stop();
-      throw startFailure(proc, error);
-    }
-    return {
-      url,
-      how: 'started redis-server',
-      notes: [`started redis-server on ${url}`],
-      stop,
-    };
+    ],
+    ready: (url) => redisPing(url, 500).then(() => true),
+    timeoutMs: 15_000,
+    log,
   });
 }
 
@@ -75,41 +61,17 @@ export interface RedisOptions {
   log: Log;
 }
 
-export async function ensureRedis(options: RedisOptions): Promise<Ensured> {
-  const nothingToStop = async () => {};
-  if (options.override) {
-    await redisPing(options.override).catch((error: unknown) => {
-      throw new Error(
-        `QUEUEPORT_REDIS_URL=${redactUrl(options.override ?? '')} is not usable: ${messageOf(error)}`,
-      );
-    });
-    return {
-      url: options.override,
-      how: 'from QUEUEPORT_REDIS_URL',
-      notes: [],
-      stop: nothingToStop,
-    };
-  }
-  const notes: string[] = [];
-  if (options.probePort !== undefined) {
-    const url = `redis://${LOCALHOST}:${options.probePort}`;
-    try {
-      await redisPing(url);
-      return { url, how: 'running', notes, stop: nothingToStop };
-    } catch (error) {
-      notes.push(`no usable Redis at ${LOCALHOST}:${options.probePort}: ${messageOf(error)}`);
-    }
-  }
-  const binary = findExecutable('redis-server', ['/usr/sbin', '/usr/local/sbin']);
-  if (!binary) {
-    throw new Error(
-      `${[...notes, 'redis-server is not installed'].join('; ')} (apt-get install -y redis-server)`,
-    );
-  }
-  try {
-    const started = await startRedis(binary, options.log);
-    return { ...started, notes: [...notes, ...started.notes] };
-  } catch (error) {
-    throw new Error([...notes, messageOf(error)].join('; '));
-  }
+export function ensureRedis(options: RedisOptions): Promise<Ensured> {
+  return ensureLocalService({
+    label: 'Redis',
+    envName: 'QUEUEPORT_REDIS_URL',
+    ...(options.override ? { override: options.override } : {}),
+    ...(options.probePort === undefined ? {} : { probeUrl: `redis://${LOCALHOST}:${options.probePort}` }),
+    usable: (url) => redisPing(url),
+    start: async () => {
+      const binary = findExecutable('redis-server', ['/usr/sbin', '/usr/local/sbin']);
+      if (!binary) throw new Error('redis-server is not installed (apt-get install -y redis-server)');
+      return startRedis(binary, options.log);
+    },
+  });
 }
