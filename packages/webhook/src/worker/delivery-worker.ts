@@ -9,7 +9,6 @@ import {
   isQueueError,
   type Queue,
   QueueError,
-  systemClock,
 } from '@queueport/core';
 import type { ClaimResult, Ledger } from '@queueport/ledger';
 import type { Destination, DestinationRegistry } from '../destinations';
@@ -56,6 +55,11 @@ export interface DeliveryWorkerOptions {
 
 const DEFAULT_MARGIN_SECONDS = 5;
 
+type Settlement =
+  | { result: 'delivered' }
+  | { result: 'retry-scheduled'; delayMs: number }
+  | { result: 'failed'; reason: string };
+
 /**
  * Joins queue, ledger and sender: claim in the ledger, send, commit the outcome, then ack. Each
  * step is its own short transaction; nothing is held open across the HTTP call.
@@ -69,7 +73,7 @@ export class DeliveryWorker {
 
   constructor(options: DeliveryWorkerOptions) {
     this.#options = options;
-    this.#clock = options.clock ?? options.queue.clock ?? systemClock;
+    this.#clock = options.clock ?? options.queue.clock;
     this.#retry = options.retry ?? DEFAULT_RETRY_SCHEDULE;
     this.workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
     const margin = options.leaseMarginSeconds ?? DEFAULT_MARGIN_SECONDS;
@@ -167,36 +171,9 @@ export class DeliveryWorker {
         : await sender.send({ destination, eventId, body: encodeEnvelope(envelope) });
     this.#checkpoint('after-send', eventId);
 
-    let result: DeliveryResult;
-    let retryDelayMs = 0;
+    let settlement: Settlement;
     try {
-      if (outcome.kind === 'delivered') {
-        await ledger.complete({ eventId, owner, outcome: `http ${outcome.status}` });
-        result = 'delivered';
-      } else if (outcome.kind === 'retry') {
-        const next = nextRetry(destination?.retry ?? this.#retry, claim.attempt, outcome.retryAfterMs);
-        if (next.giveUp) {
-          await ledger.fail({
-            eventId,
-            owner,
-            outcome: `gave up after ${claim.attempt} attempts: ${outcome.reason}`,
-          });
-          result = 'failed';
-        } else {
-          retryDelayMs = Math.ceil(next.delayMs);
-          await ledger.release({
-            eventId,
-            owner,
-            outcome: outcome.reason,
-            retryAt: this.#clock.now() + retryDelayMs,
-          });
-          result = 'retry-scheduled';
-        }
-      } else {
-        if (outcome.kind === 'disable' && destination) registry?.disable(destination.id, outcome.reason);
-        await ledger.fail({ eventId, owner, outcome: outcome.reason });
-        result = 'failed';
-      }
+      settlement = await this.#commit(outcome, { eventId, owner, attempt: claim.attempt, destination });
     } catch (error) {
       if (!isQueueError(error, 'LEASE_LOST')) throw error;
       // Our lease lapsed and another worker took the event: it owns the outcome now. Give the
@@ -207,11 +184,37 @@ export class DeliveryWorker {
     this.#checkpoint('after-commit', eventId);
 
     this.#checkpoint('before-ack', eventId);
-    if (result === 'delivered') await delivery.ack();
-    else if (result === 'retry-scheduled')
-      await delivery.release({ delaySeconds: this.#queueDelay(retryDelayMs) });
-    else await this.#giveUp(delivery, outcome.kind === 'delivered' ? 'failed' : outcome.reason);
-    return { eventId, result, attempt: claim.attempt, outcome };
+    if (settlement.result === 'delivered') await delivery.ack();
+    else if (settlement.result === 'retry-scheduled') {
+      await delivery.release({ delaySeconds: this.#queueDelay(settlement.delayMs) });
+    } else await this.#giveUp(delivery, settlement.reason);
+    return { eventId, result: settlement.result, attempt: claim.attempt, outcome };
+  }
+
+  /** Records the send's outcome in the ledger and says how the message is to be settled. */
+  async #commit(
+    outcome: DeliveryOutcome,
+    attempt: { eventId: string; owner: string; attempt: number; destination: Destination | undefined },
+  ): Promise<Settlement> {
+    const { ledger, registry } = this.#options;
+    const { eventId, owner, destination } = attempt;
+    if (outcome.kind === 'delivered') {
+      await ledger.complete({ eventId, owner, outcome: `http ${outcome.status}` });
+      return { result: 'delivered' };
+    }
+    let reason = outcome.reason;
+    if (outcome.kind === 'retry') {
+      const next = nextRetry(destination?.retry ?? this.#retry, attempt.attempt, outcome.retryAfterMs);
+      if (!next.giveUp) {
+        const delayMs = Math.ceil(next.delayMs);
+        await ledger.release({ eventId, owner, outcome: reason, retryAt: this.#clock.now() + delayMs });
+        return { result: 'retry-scheduled', delayMs };
+      }
+      reason = `gave up after ${attempt.attempt} attempts: ${reason}`;
+    }
+    if (outcome.kind === 'disable' && destination) registry?.disable(destination.id, outcome.reason);
+    await ledger.fail({ eventId, owner, outcome: reason });
+    return { result: 'failed', reason };
   }
 
   /** Terminal: the ledger holds the history; the message goes to the dead letters where there are any. */
