@@ -20,36 +20,52 @@ function describeOutcome(outcome: ScenarioOutcome): string {
   return show(rows);
 }
 
+interface CrashPropertySpec {
+  id: string;
+  title: string;
+  receiver: 'idempotent' | 'ignores-key';
+  /** Throws a ConformanceViolation when the observed outcome breaks the promise. */
+  judge(outcome: ScenarioOutcome): void;
+}
+
+function crashProperty(openLedger: LedgerFactory, spec: CrashPropertySpec): ConformanceProperty {
+  return defineProperty({
+    id: spec.id,
+    title: spec.title,
+    runs: { virtual: 40 },
+    skipReason: (_caps, timing) => (timing.virtual ? undefined : REAL_TIME_REASON),
+    build: (harness) =>
+      fc.asyncProperty(crashScenarioArb, async (scenario) =>
+        spec.judge(await runCrashScenario(harness, openLedger, scenario, spec.receiver)),
+      ),
+  });
+}
+
 /**
  * The crash window, proven: whatever the crash points, duplicates and interleavings, every event
  * takes effect exactly once at an idempotent receiver. Needs a ledger, so it is built from one.
  */
 export function crashWindowProperties(openLedger: LedgerFactory): ConformanceProperty[] {
-  const exactlyOnce = defineProperty({
-    id: 'crash-window',
-    title:
-      'with crashes at every point, no event is lost and none takes effect twice at an idempotent receiver',
-    runs: { virtual: 40, real: 0 },
-    skipReason: (_caps, timing) => (timing.virtual ? undefined : REAL_TIME_REASON),
-    build: (harness) =>
-      fc.asyncProperty(crashScenarioArb, async (scenario) => {
-        const outcome = await runCrashScenario(harness, openLedger, scenario, 'idempotent');
+  return [
+    crashProperty(openLedger, {
+      id: 'crash-window',
+      title:
+        'with crashes at every point, no event is lost and none takes effect twice at an idempotent receiver',
+      receiver: 'idempotent',
+      judge: (outcome) => {
         const counts = tally([...outcome.verdicts.values()]);
         check(
           counts.lost === 0 && counts.duplicated === 0,
           `${counts.lost} lost, ${counts.duplicated} duplicated: ${describeOutcome(outcome)}`,
         );
-      }),
-  });
-  const ambiguity = defineProperty({
-    id: 'crash-window-ambiguity',
-    title:
-      'against a receiver that ignores the key, no event is lost and every duplicate is flagged ambiguous',
-    runs: { virtual: 40, real: 0 },
-    skipReason: (_caps, timing) => (timing.virtual ? undefined : REAL_TIME_REASON),
-    build: (harness) =>
-      fc.asyncProperty(crashScenarioArb, async (scenario) => {
-        const outcome = await runCrashScenario(harness, openLedger, scenario, 'ignores-key');
+      },
+    }),
+    crashProperty(openLedger, {
+      id: 'crash-window-ambiguity',
+      title:
+        'against a receiver that ignores the key, no event is lost and every duplicate is flagged ambiguous',
+      receiver: 'ignores-key',
+      judge: (outcome) => {
         const ambiguous = new Set(outcome.reconciliation.ambiguous.map((r) => r.eventId));
         const lost = outcome.histories.filter((h) => outcome.verdicts.get(h.eventId) === 'lost');
         const unflagged = outcome.histories.filter(
@@ -60,7 +76,7 @@ export function crashWindowProperties(openLedger: LedgerFactory): ConformancePro
           unflagged.length === 0,
           `duplicates the reconciliation report does not flag: ${unflagged.map((h) => h.eventId).join(', ')}: ${describeOutcome(outcome)}`,
         );
-      }),
-  });
-  return [exactlyOnce, ambiguity];
+      },
+    }),
+  ];
 }

@@ -74,8 +74,10 @@ export async function runCrashScenario(
         published.add(eventIds[event]!);
       }
       await runRounds(session, workers, scenario.rounds, async () => {
-        for (const id of published)
-          if ((await ledger.get(id))?.state === 'processing' || !(await ledger.get(id))) return false;
+        for (const id of published) {
+          const state = (await ledger.get(id))?.state;
+          if (state === undefined || state === 'processing') return false;
+        }
         return true;
       });
       const histories: EventHistory[] = [];
