@@ -1,4 +1,5 @@
 import type { Delivery } from '../queue/delivery';
+import { fitDelay } from '../queue/message-checks';
 import type { Queue } from '../queue/queue';
 import { type BackoffPolicy, backoffDelay } from '../retry';
 import { DEFAULT_REDELIVERY_BACKOFF, decideOnFailure } from './failure-policy';
@@ -178,8 +179,7 @@ export class Consumer {
       this.stats.deadLettered++;
     } else {
       const caps = this.#queue.capabilities;
-      const longest = Math.min(caps.delay.maxSeconds, this.#backoff.maxMs / 1000);
-      await delivery.release({ delaySeconds: caps.delay.fractional ? longest : Math.floor(longest) });
+      await delivery.release({ delaySeconds: fitDelay(this.#backoff.maxMs / 1000, caps) });
       this.stats.released++;
       this.#reportError(new Error(`no dead-letter destination; released instead: ${reason}`), delivery);
     }

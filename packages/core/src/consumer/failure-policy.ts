@@ -1,5 +1,6 @@
 import type { Capabilities } from '../capabilities';
 import { isQueueError } from '../errors';
+import { fitDelay } from '../queue/message-checks';
 import { type BackoffPolicy, backoffDelay } from '../retry';
 
 export const DEFAULT_REDELIVERY_BACKOFF: Readonly<BackoffPolicy> = {
@@ -39,7 +40,5 @@ export function decideOnFailure(
   }
   const retryAfter = isQueueError(error) ? (error.retryAfterSeconds ?? 0) : 0;
   const backoffSeconds = backoffDelay(Math.max(1, receiveCount), backoff, random) / 1000;
-  let delaySeconds = Math.min(caps.delay.maxSeconds, Math.max(backoffSeconds, retryAfter));
-  if (!caps.delay.fractional) delaySeconds = Math.min(caps.delay.maxSeconds, Math.ceil(delaySeconds));
-  return { action: 'release', delaySeconds };
+  return { action: 'release', delaySeconds: fitDelay(Math.max(backoffSeconds, retryAfter), caps) };
 }

@@ -1,5 +1,5 @@
 export type { Delivery } from './delivery';
-export { checkDelay, messageSizeBytes } from './message-checks';
+export { checkDelay, fitDelay, messageSizeBytes } from './message-checks';
 export {
   type PublishInput,
   type PublishReceipt,

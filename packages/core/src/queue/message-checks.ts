@@ -41,6 +41,17 @@ export function checkDelay(delaySeconds: unknown, caps: Capabilities, what = 'de
   return delaySeconds as number;
 }
 
+/**
+ * A wanted wait, in seconds, as a delay this queue accepts: clamped to [0, max], and rounded up
+ * to whole seconds unless the driver declares fractional delays. For computed waits (backoff,
+ * Retry-After, another worker's lease), which must never be refused for being a little off.
+ */
+export function fitDelay(seconds: number, caps: Capabilities): number {
+  const { maxSeconds, fractional } = caps.delay;
+  const clamped = Math.min(maxSeconds, Math.max(0, Number.isNaN(seconds) ? 0 : seconds));
+  return fractional ? clamped : Math.min(maxSeconds, Math.ceil(clamped));
+}
+
 const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const RESERVED_PREFIX = /^(aws\.|amazon\.|queueport\.)/i;
 

@@ -6,6 +6,7 @@ import {
   type Delivery,
   type Envelope,
   encodeEnvelope,
+  fitDelay,
   isQueueError,
   type Queue,
   QueueError,
@@ -158,7 +159,12 @@ export class DeliveryWorker {
       return { eventId, result: 'already-settled' };
     }
     if (claim.status === 'busy') {
-      await delivery.release({ delaySeconds: this.#queueDelay(claim.leaseUntil - this.#clock.now()) });
+      await delivery.release({
+        delaySeconds: fitDelay(
+          (claim.leaseUntil - this.#clock.now()) / 1000,
+          this.#options.queue.capabilities,
+        ),
+      });
       return { eventId, result: 'busy' };
     }
     this.#checkpoint('after-claim', eventId);
@@ -186,7 +192,9 @@ export class DeliveryWorker {
     this.#checkpoint('before-ack', eventId);
     if (settlement.result === 'delivered') await delivery.ack();
     else if (settlement.result === 'retry-scheduled') {
-      await delivery.release({ delaySeconds: this.#queueDelay(settlement.delayMs) });
+      await delivery.release({
+        delaySeconds: fitDelay(settlement.delayMs / 1000, this.#options.queue.capabilities),
+      });
     } else await this.#giveUp(delivery, settlement.reason);
     return { eventId, result: settlement.result, attempt: claim.attempt, outcome };
   }
@@ -221,12 +229,6 @@ export class DeliveryWorker {
   async #giveUp(delivery: Delivery, reason: string): Promise<void> {
     if (this.#options.queue.capabilities.deadLetter) await delivery.deadLetter(reason);
     else await delivery.ack();
-  }
-
-  #queueDelay(ms: number): number {
-    const { delay } = this.#options.queue.capabilities;
-    const seconds = Math.min(delay.maxSeconds, Math.max(0, ms / 1000));
-    return delay.fractional ? seconds : Math.min(delay.maxSeconds, Math.ceil(seconds));
   }
 
   #checkpoint(point: CrashPoint, eventId: string): void {
