@@ -6,16 +6,16 @@
  */
 import { parseArgs } from 'node:util';
 import {
-  crashWindowProperties,
   formatFailure,
   formatReport,
   formatResultLine,
   queueProperties,
   runConformance,
-  temporarySqliteLedger,
   virtualTimeHarness,
 } from '@queueport/conformance';
+import { temporarySqliteLedger } from '@queueport/ledger/sqlite';
 import { MemoryDriver } from '@queueport/memory';
+import { crashWindowProperties } from '@queueport/webhook/conformance';
 
 const { values } = parseArgs({
   options: {

@@ -1,5 +1,4 @@
-export * from './crash-window';
 export * from './harness';
 export * from './properties';
 export * from './runner';
-export { ConformanceViolation, Session, withSession } from './support';
+export { ConformanceViolation, check, Session, show, withSession } from './support';

@@ -1,20 +1,24 @@
 import type {
   Capabilities,
+  DeadLetterEntry,
   Driver,
   DriverMessage,
+  ExtendEntry,
   OutgoingMessage,
   PublishOutcome,
   ReceiveRequest,
-  VirtualClock,
-} from '@queueport/core';
-import { QueueError } from '@queueport/core';
+  ReleaseEntry,
+  SettleOutcome,
+} from '@queueport/core/driver';
+import { QueueError } from '@queueport/core/driver';
+import type { VirtualClock } from '@queueport/core/testing';
 import { MemoryDriver, type MemoryDriverOptions } from '@queueport/memory';
 
 /**
  * A memory driver with one deliberate defect. Each subclass overrides the one call it breaks,
  * so the suite's self-test shows which property catches which kind of bug.
  */
-class DelegatingDriver implements Driver {
+export class DelegatingDriver implements Driver {
   readonly name: string;
   readonly inner: MemoryDriver;
   readonly clock: VirtualClock;
@@ -34,17 +38,17 @@ class DelegatingDriver implements Driver {
   receive(request: ReceiveRequest): Promise<DriverMessage[]> {
     return this.inner.receive(request);
   }
-  ack(receipt: string): Promise<void> {
-    return this.inner.ack(receipt);
+  ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
+    return this.inner.ack(receipts);
   }
-  release(receipt: string, delaySeconds: number): Promise<void> {
-    return this.inner.release(receipt, delaySeconds);
+  release(entries: readonly ReleaseEntry[]): Promise<SettleOutcome[]> {
+    return this.inner.release(entries);
   }
-  extendLease(receipt: string, leaseSeconds: number): Promise<void> {
-    return this.inner.extendLease(receipt, leaseSeconds);
+  extendLease(entries: readonly ExtendEntry[]): Promise<SettleOutcome[]> {
+    return this.inner.extendLease(entries);
   }
-  deadLetter(receipt: string, reason: string): Promise<void> {
-    return this.inner.deadLetter(receipt, reason);
+  deadLetter(entries: readonly DeadLetterEntry[]): Promise<SettleOutcome[]> {
+    return this.inner.deadLetter(entries);
   }
   close(): Promise<void> {
     return this.inner.close();
@@ -56,8 +60,8 @@ class EarlyDelay extends DelegatingDriver {
   override publish(messages: readonly OutgoingMessage[]) {
     return super.publish(messages.map((m) => ({ ...m, delaySeconds: Math.floor(m.delaySeconds / 2) })));
   }
-  override release(receipt: string, delaySeconds: number) {
-    return super.release(receipt, Math.floor(delaySeconds / 2));
+  override release(entries: readonly ReleaseEntry[]) {
+    return super.release(entries.map((e) => ({ ...e, delaySeconds: Math.floor(e.delaySeconds / 2) })));
   }
 }
 
@@ -67,7 +71,7 @@ class LosesOnLeaseExpiry extends DelegatingDriver {
     const messages = await super.receive(request);
     const kept: DriverMessage[] = [];
     for (const message of messages) {
-      if (message.receiveCount > 1) await this.inner.ack(message.receipt);
+      if (message.receiveCount > 1) await this.inner.ack([message.receipt]);
       else kept.push(message);
     }
     return kept;
@@ -76,8 +80,8 @@ class LosesOnLeaseExpiry extends DelegatingDriver {
 
 /** Acknowledgement hides the message for a while but never deletes it. */
 class RedeliversAfterAck extends DelegatingDriver {
-  override ack(receipt: string) {
-    return super.release(receipt, 60);
+  override ack(receipts: readonly string[]) {
+    return super.release(receipts.map((receipt) => ({ receipt, delaySeconds: 60 })));
   }
 }
 
@@ -143,6 +147,52 @@ class RewritesBodies extends DelegatingDriver {
   }
 }
 
+/**
+ * Settles with a stale receipt as SQS does: the stale handle still acts on the message, whoever
+ * holds it now. Broken while it declares `staleReceipt: 'rejected'`; honest with `ignored`.
+ */
+export class ActsOnStaleReceipts extends DelegatingDriver {
+  readonly #messageOf = new Map<string, string>();
+  readonly #currentReceipt = new Map<string, string>();
+  readonly #declared: Capabilities['staleReceipt'];
+
+  constructor(name: string, clock: VirtualClock, declared: Capabilities['staleReceipt']) {
+    super(name, clock);
+    this.#declared = declared;
+  }
+  override get capabilities(): Capabilities {
+    return { ...this.inner.capabilities, staleReceipt: this.#declared };
+  }
+  override async receive(request: ReceiveRequest) {
+    const messages = await super.receive(request);
+    for (const m of messages) {
+      this.#messageOf.set(m.receipt, m.messageId);
+      this.#currentReceipt.set(m.messageId, m.receipt);
+    }
+    return messages;
+  }
+  #current(receipt: string): string {
+    const messageId = this.#messageOf.get(receipt);
+    return (messageId && this.#currentReceipt.get(messageId)) ?? receipt;
+  }
+  override ack(receipts: readonly string[]) {
+    return super.ack(receipts.map((r) => this.#current(r)));
+  }
+  override release(entries: readonly ReleaseEntry[]) {
+    return super.release(entries.map((e) => ({ ...e, receipt: this.#current(e.receipt) })));
+  }
+  override extendLease(entries: readonly ExtendEntry[]) {
+    return super.extendLease(entries.map((e) => ({ ...e, receipt: this.#current(e.receipt) })));
+  }
+}
+
+/** Keeps the attributes of messages sent without a delay only. */
+class DropsDelayedAttributes extends DelegatingDriver {
+  override publish(messages: readonly OutgoingMessage[]) {
+    return super.publish(messages.map((m) => (m.delaySeconds > 0 ? { ...m, attributes: {} } : m)));
+  }
+}
+
 export interface BrokenDriverCase {
   name: string;
   /** The property that must catch this defect. */
@@ -200,6 +250,22 @@ export const brokenDrivers: readonly BrokenDriverCase[] = [
     name: 'rewrites bodies in transit',
     caughtBy: 'round-trip',
     create: (c) => new RewritesBodies('rewrites', c),
+  },
+  {
+    name: 'acts on stale receipts although it declares it rejects them',
+    caughtBy: 'stale-receipt',
+    create: (c) => new ActsOnStaleReceipts('stale-acts', c, 'rejected'),
+  },
+  {
+    name: 'drops the attributes of delayed messages',
+    caughtBy: 'long-delay',
+    create: (c) => new DropsDelayedAttributes('drops-delayed-attributes', c),
+  },
+  {
+    name: 'drops the attributes of delayed messages, under the delay bridge',
+    caughtBy: 'long-delay',
+    create: (c) =>
+      new DropsDelayedAttributes('drops-delayed-attributes-bridged', c, { nativeMaxDelaySeconds: 900 }),
   },
   {
     name: 'rewrites bodies, so the sentinel never arrives',

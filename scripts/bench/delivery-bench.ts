@@ -15,7 +15,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { encodeEnvelope, prepareEnvelope, Queue } from '@queueport/core';
-import { openSqliteLedger } from '@queueport/ledger';
+import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { MemoryDriver } from '@queueport/memory';
 import { createWebhookSender, DeliveryWorker } from '@queueport/webhook';
 import { type ReferenceReceiver, startReferenceReceiver } from '@queueport/webhook/reference-receiver';

@@ -20,7 +20,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { payloadDigest } from '@queueport/core';
-import { type Ledger, openPostgresLedger, openSqliteLedger } from '@queueport/ledger';
+import type { Ledger } from '@queueport/ledger';
+import { openPostgresLedger } from '@queueport/ledger/postgres';
+import { openSqliteLedger } from '@queueport/ledger/sqlite';
 
 /**
  * The few driver calls the bare loops make. The drivers are dependencies of the ledger package,

@@ -1,5 +1,4 @@
 import net from 'node:net';
-import tls from 'node:tls';
 
 export const LOCALHOST = '127.0.0.1';
 
@@ -19,57 +18,6 @@ export function freePort(host = LOCALHOST): Promise<number> {
         else reject(new Error('could not read the port of a probe listener'));
       });
     });
-  });
-}
-
-export interface ExchangeOptions {
-  host: string;
-  port: number;
-  send: Buffer | string;
-  /** True once `received` holds the whole answer. */
-  complete: (received: Buffer) => boolean;
-  timeoutMs?: number;
-  tls?: boolean;
-  /** Sent after a complete answer so the server sees an orderly goodbye, not a dropped client. */
-  farewell?: Buffer;
-}
-
-/**
- * Connects, sends one request and collects the answer: enough to tell that a real server of the
- * expected kind is listening, which a bare TCP connect cannot.
- */
-export function exchange(options: ExchangeOptions): Promise<Buffer> {
-  const { host, port, send, complete, timeoutMs = 2000 } = options;
-  return new Promise((resolve, reject) => {
-    let received = Buffer.alloc(0);
-    let settled = false;
-    const socket = options.tls
-      ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host })
-      : net.connect({ host, port });
-    const finish = (error: Error | undefined) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (!error && options.farewell) {
-        socket.end(options.farewell);
-        setTimeout(() => socket.destroy(), 1000).unref();
-      } else {
-        socket.destroy();
-      }
-      if (error) reject(error);
-      else resolve(received);
-    };
-    const timer = setTimeout(
-      () => finish(new Error(`no complete answer from ${host}:${port} within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    socket.once(options.tls ? 'secureConnect' : 'connect', () => socket.write(send));
-    socket.on('data', (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
-      if (complete(received)) finish(undefined);
-    });
-    socket.on('error', (error) => finish(error));
-    socket.once('close', () => finish(new Error(`${host}:${port} closed the connection before answering`)));
   });
 }
 

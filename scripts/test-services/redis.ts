@@ -1,40 +1,63 @@
 import { tmpdir } from 'node:os';
+import { Redis } from 'ioredis';
+import { withDeadline } from './deadline';
 import { ensureLocalService } from './ensure-local-service';
+import { messageOf } from './errors';
 import { findExecutable } from './executables';
-import { exchange, LOCALHOST } from './ports';
+import { LOCALHOST } from './ports';
 import { startServer } from './start-server';
 import type { Ensured, Log } from './types';
 
-function resp(...args: string[]): string {
-  return `*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`;
+/** ioredis words some failures for its own bug reports; these say what they mean for a probe. */
+function explain(message: string): string {
+  if (message.startsWith('Protocol error'))
+    return `not Redis: ${message.replace(/ Please report this\.$/, '')}`;
+  if (message === 'Connection is closed.') return 'not Redis: it closed the connection without answering';
+  return message;
+}
+
+/** A client for one probe: a failure is final, with no reconnecting and no queueing. */
+function probeClient(url: string, timeoutMs: number): Redis {
+  return new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    // disconnect() otherwise waits up to 2 s for a server that ignores our FIN before letting go.
+    disconnectTimeout: 100,
+  });
 }
 
 /**
- * Sends a real PING (after AUTH when the URL carries credentials) and insists on +PONG: an open
- * port alone could be anything, and a Redis that demands a password we lack is of no use.
+ * Sends a real PING (ioredis sends AUTH first when the URL carries credentials) and insists on
+ * PONG: an open port alone could be anything, and a Redis that demands a password we lack is of
+ * no use.
  */
 export async function redisPing(url: string, timeoutMs = 2000): Promise<void> {
-  const parsed = new URL(url);
-  const commands: string[] = [];
-  if (parsed.password) {
-    const password = decodeURIComponent(parsed.password);
-    const user = decodeURIComponent(parsed.username);
-    commands.push(user && user !== 'default' ? resp('AUTH', user, password) : resp('AUTH', password));
+  let client: Redis | undefined;
+  // The promise only says "Connection is closed."; the error event carries the reason.
+  let reason: Error | undefined;
+  let answer: string;
+  try {
+    const redis = probeClient(url, timeoutMs);
+    client = redis;
+    redis.on('error', (error: Error) => {
+      reason ??= error;
+    });
+    const ping = async () => {
+      await redis.connect();
+      return redis.ping();
+    };
+    answer = await withDeadline('Redis', timeoutMs, ping(), () => redis.disconnect());
+  } catch (error) {
+    // A fresh error: ioredis's and URL's may carry the password (AUTH's arguments, the input).
+    throw new Error(explain(messageOf(reason ?? error)));
+  } finally {
+    // Once ioredis gave up by itself the socket is gone, and a second disconnect waits for nothing.
+    if (client && client.status !== 'end') client.disconnect();
   }
-  commands.push(resp('PING'));
-  const answer = await exchange({
-    host: parsed.hostname || LOCALHOST,
-    port: Number(parsed.port || 6379),
-    tls: parsed.protocol === 'rediss:',
-    send: commands.join(''),
-    complete: (received) => received.toString('latin1').split('\r\n').length > commands.length,
-    timeoutMs,
-  });
-  const replies = answer.toString('utf8').split('\r\n').slice(0, commands.length);
-  const refused = replies.find((reply) => reply.startsWith('-'));
-  if (refused) throw new Error(`Redis answered ${refused.slice(1)}`);
-  if (replies.at(-1) !== '+PONG')
-    throw new Error(`not Redis: PING answered ${JSON.stringify(replies.at(-1))}`);
+  if (answer !== 'PONG') throw new Error(`not Redis: PING answered ${JSON.stringify(answer)}`);
 }
 
 function startRedis(binary: string, log: Log): Promise<Ensured> {

@@ -1,7 +1,18 @@
-import { type Driver, Queue, type QueueOptions, VirtualClock } from '@queueport/core';
+import { Queue, type QueueOptions } from '@queueport/core';
+import type { Driver } from '@queueport/core/driver';
+import { VirtualClock } from '@queueport/core/testing';
 import type { ConformanceHarness, HarnessClock } from './harness';
 
 const FAST_RETRY: QueueOptions['retry'] = { maxAttempts: 3, baseMs: 1, maxMs: 20 };
+
+/** A driver for one run, and how to remove what making it created (a scratch queue). */
+export type DriverUnderTest = Driver | { driver: Driver; dispose?: () => Promise<void> };
+
+function unwrap(made: DriverUnderTest): { driver: Driver; dispose?: (() => Promise<void>) | undefined } {
+  return 'driver' in made && typeof (made as { publish?: unknown }).publish !== 'function'
+    ? made
+    : { driver: made as Driver };
+}
 
 /**
  * A harness for a driver that takes an injectable clock: every run gets its own VirtualClock, so
@@ -9,7 +20,7 @@ const FAST_RETRY: QueueOptions['retry'] = { maxAttempts: 3, baseMs: 1, maxMs: 20
  */
 export function virtualTimeHarness(
   name: string,
-  createDriver: (clock: VirtualClock) => Driver | Promise<Driver>,
+  createDriver: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>,
   options: { numRuns?: number; queueOptions?: Omit<QueueOptions, 'clock'> } = {},
 ): ConformanceHarness {
   return {
@@ -17,14 +28,14 @@ export function virtualTimeHarness(
     ...(options.numRuns === undefined ? {} : { numRuns: options.numRuns }),
     async createQueue() {
       const clock = new VirtualClock();
-      const driver = await createDriver(clock);
+      const { driver, dispose } = unwrap(await createDriver(clock));
       const queue = new Queue(driver, { retry: FAST_RETRY, ...options.queueOptions, clock });
       const harnessClock: HarnessClock = {
         virtual: true,
         now: () => clock.now(),
         advance: (ms) => clock.advance(ms),
       };
-      return { queue, clock: harnessClock };
+      return { queue, clock: harnessClock, dispose: disposer(queue, dispose) };
     },
   };
 }
@@ -32,7 +43,7 @@ export function virtualTimeHarness(
 /** A harness for a real provider: time really passes, so the suite keeps its waits short. */
 export function realTimeHarness(
   name: string,
-  createDriver: () => Promise<{ driver: Driver; dispose?: () => Promise<void> }>,
+  createDriver: () => Promise<DriverUnderTest>,
   options: Omit<ConformanceHarness, 'name' | 'createQueue'> & {
     queueOptions?: Omit<QueueOptions, 'clock'>;
   } = {},
@@ -42,17 +53,17 @@ export function realTimeHarness(
     name,
     ...rest,
     async createQueue() {
-      const { driver, dispose } = await createDriver();
+      const { driver, dispose } = unwrap(await createDriver());
       const queue = new Queue(driver, { retry: FAST_RETRY, ...queueOptions });
-      return {
-        queue,
-        clock: realClock,
-        async dispose() {
-          await queue.close();
-          await dispose?.();
-        },
-      };
+      return { queue, clock: realClock, dispose: disposer(queue, dispose) };
     },
+  };
+}
+
+function disposer(queue: Queue, dispose: (() => Promise<void>) | undefined): () => Promise<void> {
+  return async () => {
+    await queue.close();
+    await dispose?.();
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Queue } from '@queueport/core';
+import type { Capabilities, Queue } from '@queueport/core';
 
 /** Time as a property run sees it: moved (virtual) or waited out (real). */
 export interface HarnessClock {
@@ -40,16 +40,31 @@ export interface ConformanceHarness {
 
 export interface ResolvedTiming {
   virtual: boolean;
+  /** Never more than the manifest's long-poll maximum. */
   receiveWaitSeconds: number;
   slackMs: number;
+  /**
+   * How late a delayed message may surface: the slack, plus up to 1 s where the Queue bridges
+   * delays on a whole-second provider (a hop rounds the time left up, never down).
+   */
+  dueSlackMs: number;
   maxRealWaitSeconds: number;
 }
 
-export function resolveTiming(harness: ConformanceHarness, clock: HarnessClock): ResolvedTiming {
+export function resolveTiming(
+  harness: ConformanceHarness,
+  clock: HarnessClock,
+  caps: Capabilities,
+): ResolvedTiming {
+  const slackMs = clock.virtual ? 0 : (harness.timing?.slackSeconds ?? 1) * 1000;
+  const bridged = caps.delay.nativeMaxSeconds < caps.delay.maxSeconds;
   return {
     virtual: clock.virtual,
-    receiveWaitSeconds: clock.virtual ? 0 : (harness.timing?.receiveWaitSeconds ?? 1),
-    slackMs: clock.virtual ? 0 : (harness.timing?.slackSeconds ?? 1) * 1000,
+    receiveWaitSeconds: clock.virtual
+      ? 0
+      : Math.min(caps.longPollMaxSeconds, harness.timing?.receiveWaitSeconds ?? 1),
+    slackMs,
+    dueSlackMs: slackMs + (bridged && !caps.delay.fractional ? 1000 : 0),
     maxRealWaitSeconds: harness.timing?.maxRealWaitSeconds ?? 3,
   };
 }

@@ -1,3 +1,4 @@
-export { realClock, realTimeHarness, virtualTimeHarness } from './define-harness';
+export { type AdapterHarnessOptions, adapterHarness } from './adapter-harness';
+export { type DriverUnderTest, realClock, realTimeHarness, virtualTimeHarness } from './define-harness';
 export type { ConformanceHarness, HarnessClock, QueueUnderTest, ResolvedTiming } from './harness';
 export { resolveTiming } from './harness';

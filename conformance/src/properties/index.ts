@@ -3,11 +3,13 @@ import { dedupe } from './dedupe';
 import { delayBounds } from './delay-bounds';
 import { invalidEnvelope } from './invalid-envelope';
 import { leaseExpiry } from './lease-expiry';
+import { longDelay } from './long-delay';
 import { ordering } from './ordering';
 import type { ConformanceProperty } from './property';
 import { releaseDelay } from './release-delay';
 import { roundTrip } from './round-trip';
 import { sizeLimit } from './size-limit';
+import { staleReceipt } from './stale-receipt';
 
 export { type ConformanceProperty, defineProperty } from './property';
 
@@ -16,9 +18,11 @@ export const queueProperties: readonly ConformanceProperty[] = [
   roundTrip,
   ackDeletes,
   leaseExpiry,
+  staleReceipt,
   releaseDelay,
-  sizeLimit,
   delayBounds,
+  longDelay,
+  sizeLimit,
   dedupe,
   ordering,
   invalidEnvelope,
@@ -30,8 +34,10 @@ export {
   delayBounds,
   invalidEnvelope,
   leaseExpiry,
+  longDelay,
   ordering,
   releaseDelay,
   roundTrip,
   sizeLimit,
+  staleReceipt,
 };

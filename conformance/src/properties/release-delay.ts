@@ -32,7 +32,9 @@ export const releaseDelay = defineProperty({
             if (session.timing.virtual) await session.clock.advance(seconds * 1000 - 1);
             await session.expectNothing(`before a ${seconds} s release delay ran out`);
           }
-          await session.clock.advance(session.timing.virtual ? 1 : seconds * 1000 + session.timing.slackMs);
+          await session.clock.advance(
+            (session.timing.virtual ? 1 : seconds * 1000) + session.timing.dueSlackMs,
+          );
           const [second] = await session.drain({ ack: true });
           check(second, `the message did not come back after a ${seconds} s release delay`);
           checkEqual(second.envelope.event_id, envelope.event_id, 'released event');

@@ -32,7 +32,12 @@ export class Session {
   static async open(harness: ConformanceHarness): Promise<Session> {
     const under = await harness.createQueue();
     const dispose = under.dispose ? () => under.dispose!() : () => under.queue.close();
-    return new Session(under.queue, under.clock, resolveTiming(harness, under.clock), dispose);
+    return new Session(
+      under.queue,
+      under.clock,
+      resolveTiming(harness, under.clock, under.queue.capabilities),
+      dispose,
+    );
   }
 
   get caps(): Capabilities {
@@ -52,7 +57,10 @@ export class Session {
     return Math.min(this.caps.leaseSeconds.max, this.timing.virtual ? 3600 : 60);
   }
 
-  async receive(maxMessages = this.caps.batchMax, leaseSeconds = this.longLeaseSeconds): Promise<Delivery[]> {
+  async receive(
+    maxMessages = this.caps.batch.receive,
+    leaseSeconds = this.longLeaseSeconds,
+  ): Promise<Delivery[]> {
     return this.queue.receive({ maxMessages, leaseSeconds, waitSeconds: this.timing.receiveWaitSeconds });
   }
 
@@ -61,7 +69,10 @@ export class Session {
     const all: Delivery[] = [];
     const limit = options.limit ?? 1000;
     for (;;) {
-      const batch = await this.receive(this.caps.batchMax, options.leaseSeconds ?? this.longLeaseSeconds);
+      const batch = await this.receive(
+        this.caps.batch.receive,
+        options.leaseSeconds ?? this.longLeaseSeconds,
+      );
       if (batch.length === 0) return all;
       for (const delivery of batch) {
         all.push(delivery);

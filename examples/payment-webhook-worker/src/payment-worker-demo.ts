@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from '@queueport/core';
-import { openSqliteLedger } from '@queueport/ledger';
+import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { MemoryDriver } from '@queueport/memory';
 import { createWebhookSender, type DeliveryReport, DeliveryWorker } from '@queueport/webhook';
 import { startReferenceReceiver } from '@queueport/webhook/reference-receiver';

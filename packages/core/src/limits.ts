@@ -12,11 +12,23 @@ export const MAX_DELAY_SECONDS = 604_800;
 /** The dedupe window of FIFO queues on SQS and Infrai: 5 minutes. */
 export const FIFO_DEDUPE_WINDOW_SECONDS = 300;
 
-/** Longest retention any supported provider offers for an unacknowledged message: 30 days. */
-export const MAX_RETENTION_SECONDS = 30 * 86_400;
+/** Longest retention every supported provider offers for an unacknowledged message: SQS's 14 days. */
+export const MAX_RETENTION_SECONDS = 14 * 86_400;
 
-/** Longest event id, in UTF-8 bytes. Drivers that need a shorter key derive one from it. */
+/** Longest event id, in UTF-8 bytes. Drivers that need a shorter key derive one (`deriveProviderKey`). */
 export const MAX_EVENT_ID_BYTES = 512;
 
-/** Attributes are small transport metadata (trace ids, tenant), not a second payload. SQS allows 10. */
-export const MAX_ATTRIBUTES = 10;
+/** Longest long poll the portable Queue asks for: SQS's 20 s. */
+export const MAX_LONG_POLL_SECONDS = 20;
+
+/**
+ * Attributes a provider must carry per message: SQS allows 10. The application gets
+ * `MAX_ATTRIBUTES`; the rest is kept for queueport's own (the delay bridge) and a driver's.
+ */
+export const PROVIDER_ATTRIBUTES = 10;
+export const RESERVED_ATTRIBUTES = 2;
+/** Attributes are small transport metadata (trace ids, tenant), not a second payload. */
+export const MAX_ATTRIBUTES = PROVIDER_ATTRIBUTES - RESERVED_ATTRIBUTES;
+
+/** Attribute names with these prefixes belong to providers and to queueport itself. */
+export const RESERVED_ATTRIBUTE_PREFIX = /^(aws\.|amazon\.|queueport\.)/i;

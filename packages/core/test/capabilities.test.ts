@@ -1,12 +1,14 @@
+import { Queue } from '@queueport/core';
 import {
   assertCapabilities,
+  BRIDGE_RESERVED_BYTES,
   type Capabilities,
   effectiveCapabilities,
-  Queue,
+  MAX_LONG_POLL_SECONDS,
   QueueError,
-} from '@queueport/core';
+} from '@queueport/core/driver';
 import { describe, expect, it } from 'vitest';
-import { RecordingDriver, testCapabilities } from './helpers/recording-driver';
+import { batchOf, RecordingDriver, testCapabilities } from './helpers/recording-driver';
 
 function problemsOf(caps: Capabilities): string {
   try {
@@ -30,7 +32,27 @@ describe('assertCapabilities', () => {
   it.each<[string, Partial<Capabilities>, string]>([
     ['maxBodyBytes 0', { maxBodyBytes: 0 }, 'maxBodyBytes must be a positive number'],
     ['maxBodyBytes NaN', { maxBodyBytes: Number.NaN }, 'maxBodyBytes must be a positive number'],
-    ['batchMax 0', { batchMax: 0 }, 'batchMax must be a positive number'],
+    ['batch.publish 0', { batch: { ...batchOf(10), publish: 0 } }, 'batch.publish must be an integer >= 1'],
+    ['batch.receive 1.5', { batch: { ...batchOf(10), receive: 1.5 } }, 'batch.receive must be an integer >= 1'],
+    ['batch.settle NaN', { batch: { ...batchOf(10), settle: Number.NaN } }, 'batch.settle must be an integer >= 1'],
+    ['no batch limits', { batch: undefined as never }, 'batch.publish must be an integer >= 1'],
+    ['negative longPollMaxSeconds', { longPollMaxSeconds: -1 }, 'longPollMaxSeconds must be >= 0'],
+    ['an unknown staleReceipt', { staleReceipt: 'maybe' as never }, "staleReceipt must be 'rejected' or 'ignored'"],
+    [
+      'a zero redriveAfterReceives',
+      { deadLetter: { move: true, redriveAfterReceives: 0 } },
+      'deadLetter.redriveAfterReceives must be an integer >= 1',
+    ],
+    [
+      'a missing redriveAfterReceives',
+      { deadLetter: { move: true } as never },
+      'deadLetter.redriveAfterReceives must be a number or null',
+    ],
+    [
+      'a bridge with a native delay under a second',
+      { delay: { maxSeconds: 900, nativeMaxSeconds: 0, fractional: false } },
+      'nativeMaxSeconds must be at least 1 s',
+    ],
     [
       'retention Infinity',
       { retentionSeconds: Number.POSITIVE_INFINITY },
@@ -60,14 +82,14 @@ describe('assertCapabilities', () => {
   });
 
   it('names every problem at once', () => {
-    const message = problemsOf(testCapabilities({ batchMax: 0, maxBodyBytes: -5 }));
-    expect(message).toContain('batchMax');
+    const message = problemsOf(testCapabilities({ batch: batchOf(0), maxBodyBytes: -5 }));
+    expect(message).toContain('batch.settle');
     expect(message).toContain('maxBodyBytes');
   });
 
   it('is enforced when a Queue wraps the driver', () => {
-    expect(() => new Queue(new RecordingDriver({ capabilities: { batchMax: 0 } }))).toThrow(
-      /batchMax must be a positive number/,
+    expect(() => new Queue(new RecordingDriver({ capabilities: { batch: batchOf(0) } }))).toThrow(
+      /batch.publish must be an integer >= 1/,
     );
   });
 
@@ -92,6 +114,26 @@ describe('effectiveCapabilities', () => {
       delay: { maxSeconds: 604_800, nativeMaxSeconds: 900, fractional: true },
     });
     expect(driver.maxBodyBytes).toBe(2_000_000);
+  });
+
+  it('caps the long poll at the portable 20 s', () => {
+    expect(effectiveCapabilities(testCapabilities({ longPollMaxSeconds: 60 })).longPollMaxSeconds).toBe(
+      MAX_LONG_POLL_SECONDS,
+    );
+    expect(effectiveCapabilities(testCapabilities({ longPollMaxSeconds: 0 })).longPollMaxSeconds).toBe(0);
+  });
+
+  it("reserves the bridge's bytes off the driver's body limit only when it bridges", () => {
+    const bridged = testCapabilities({ delay: { maxSeconds: 604_800, nativeMaxSeconds: 900, fractional: false } });
+    expect(effectiveCapabilities(bridged, {}, BRIDGE_RESERVED_BYTES).maxBodyBytes).toBe(262_144 - 64);
+    expect(effectiveCapabilities(testCapabilities(), {}, BRIDGE_RESERVED_BYTES).maxBodyBytes).toBe(262_144);
+    // A roomy provider keeps the portable limit: the reserve comes off its own, larger one.
+    const roomy = { ...bridged, maxBodyBytes: 1_048_576 };
+    expect(effectiveCapabilities(roomy, {}, BRIDGE_RESERVED_BYTES).maxBodyBytes).toBe(262_144);
+    // Narrowing the delay limit to the native one switches the bridge, and its reserve, off.
+    expect(effectiveCapabilities(bridged, { maxDelaySeconds: 900 }, BRIDGE_RESERVED_BYTES).maxBodyBytes).toBe(
+      262_144,
+    );
   });
 
   it('applies tighter application limits', () => {

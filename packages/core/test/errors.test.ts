@@ -1,12 +1,5 @@
-import {
-  ERROR_CODES,
-  type ErrorCode,
-  isQueueError,
-  normalizeError,
-  QueueError,
-  RETRYABLE_BY_DEFAULT,
-  redactSecrets,
-} from '@queueport/core';
+import { ERROR_CODES, type ErrorCode, isQueueError, QueueError } from '@queueport/core';
+import { normalizeError, RETRYABLE_BY_DEFAULT, redactSecrets } from '@queueport/core/driver';
 import { describe, expect, it } from 'vitest';
 
 describe('QueueError', () => {

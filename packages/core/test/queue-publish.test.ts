@@ -1,6 +1,6 @@
 import { type PublishInput, Queue, QueueError, type QueueOptions } from '@queueport/core';
 import { describe, expect, it } from 'vitest';
-import { RecordingDriver } from './helpers/recording-driver';
+import { batchOf, RecordingDriver } from './helpers/recording-driver';
 
 // Queue retries use real time; a zero backoff keeps these tests from waiting at all.
 const fastRetry: QueueOptions = { retry: { baseMs: 0, maxMs: 0, maxAttempts: 4 } };
@@ -11,8 +11,8 @@ const inputs = (count: number): PublishInput[] =>
   }));
 
 describe('publishBatch', () => {
-  it('sends in chunks of batchMax and returns receipts in input order', async () => {
-    const driver = new RecordingDriver({ capabilities: { batchMax: 3 } });
+  it('sends in chunks of batch.publish and returns receipts in input order', async () => {
+    const driver = new RecordingDriver({ capabilities: { batch: { ...batchOf(10), publish: 3 } } });
     const receipts = await new Queue(driver).publishBatch(inputs(7));
     expect(driver.publishCalls.map((call) => call.length)).toEqual([3, 3, 1]);
     expect(driver.published.map((m) => m.eventId)).toEqual(inputs(7).map((i) => i.envelope.event_id));
@@ -20,8 +20,8 @@ describe('publishBatch', () => {
     expect(new Set(receipts.map((r) => r.messageId)).size).toBe(7);
   });
 
-  it('sends a batch of exactly batchMax in one call', async () => {
-    const driver = new RecordingDriver({ capabilities: { batchMax: 4 } });
+  it('sends a batch of exactly batch.publish in one call', async () => {
+    const driver = new RecordingDriver({ capabilities: { batch: { ...batchOf(10), publish: 4 } } });
     await new Queue(driver).publishBatch(inputs(4));
     expect(driver.publishCalls.map((call) => call.length)).toEqual([4]);
   });
@@ -114,9 +114,9 @@ describe('partial batch failures', () => {
 
   it('prefers the non-retryable error when entries fail both ways', async () => {
     const driver = new RecordingDriver({
-      outcome: (message) => {
+      outcome: (message, call) => {
         if (message.eventId === 'evt_0') return { ok: false, error: new QueueError('UNAVAILABLE', 'busy') };
-        if (message.eventId === 'evt_2')
+        if (message.eventId === 'evt_2' && call === 0)
           return { ok: false, error: new QueueError('NOT_FOUND', 'no such queue') };
         return { ok: true, messageId: message.eventId };
       },
@@ -124,7 +124,13 @@ describe('partial batch failures', () => {
     await expect(new Queue(driver, fastRetry).publishBatch(inputs(3))).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
-    expect(driver.publishCalls).toHaveLength(1);
+    // The retryable entry is retried on its own; the non-retryable one is never sent again.
+    expect(driver.publishCalls.map((call) => call.map((m) => m.eventId))).toEqual([
+      ['evt_0', 'evt_1', 'evt_2'],
+      ['evt_0'],
+      ['evt_0'],
+      ['evt_0'],
+    ]);
   });
 
   it('retries a whole call that failed on the network, with the error normalised', async () => {
@@ -167,6 +173,6 @@ describe('partial batch failures', () => {
     const driver = new RecordingDriver({ rawOutcomes: () => [{ ok: true, messageId: 'only-one' }] });
     const error = await new Queue(driver, fastRetry).publishBatch(inputs(2)).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'INTERNAL', retryable: false });
-    expect((error as Error).message).toContain('1 outcomes for 2 messages');
+    expect((error as Error).message).toContain('publish returned 1 outcomes for 2 entries');
   });
 });

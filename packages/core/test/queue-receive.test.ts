@@ -1,11 +1,11 @@
 import {
-  type DriverMessage,
   encodeEnvelope,
   MAX_DELAY_SECONDS,
   prepareEnvelope,
   Queue,
   type QueueError,
 } from '@queueport/core';
+import type { DriverMessage } from '@queueport/core/driver';
 import { describe, expect, it } from 'vitest';
 import { RecordingDriver } from './helpers/recording-driver';
 
@@ -14,6 +14,8 @@ const envelope = prepareEnvelope({
   type: 'payment.settled',
   payload: { amount: 1200 },
 });
+
+const noDeadLetters = { move: false, redriveAfterReceives: null };
 
 function message(n: number, body = encodeEnvelope(envelope)): DriverMessage {
   return { receipt: `r-${n}`, messageId: `m-${n}`, body, attributes: { n: String(n) }, receiveCount: n };
@@ -35,12 +37,12 @@ describe('receive', () => {
 
   it.each([
     ['maxMessages 0', { maxMessages: 0 }],
-    ['maxMessages above batchMax', { maxMessages: 11 }],
+    ['maxMessages above batch.receive', { maxMessages: 11 }],
     ['fractional maxMessages', { maxMessages: 1.5 }],
     ['negative leaseSeconds', { leaseSeconds: -1 }],
     ['leaseSeconds above the manifest', { leaseSeconds: 43_201 }],
     ['NaN leaseSeconds', { leaseSeconds: Number.NaN }],
-    ['waitSeconds above 20', { waitSeconds: 21 }],
+    ['waitSeconds above longPollMaxSeconds', { waitSeconds: 21 }],
     ['negative waitSeconds', { waitSeconds: -1 }],
     ['NaN waitSeconds', { waitSeconds: Number.NaN }],
   ])('rejects %s with INVALID_ARGUMENT before calling the driver', async (_name, options) => {
@@ -82,7 +84,7 @@ describe('receive', () => {
   });
 
   it('leaves an invalid body alone when the driver has no dead-letter destination', async () => {
-    const driver = new RecordingDriver({ capabilities: { deadLetter: false }, withoutDeadLetter: true });
+    const driver = new RecordingDriver({ capabilities: { deadLetter: noDeadLetters }, withoutDeadLetter: true });
     driver.inbox.push(message(1, '{}'));
     expect(await new Queue(driver).receive()).toEqual([]);
     expect(driver.acks).toEqual([]);
@@ -134,7 +136,7 @@ describe('delivery settlement', () => {
 
   it('refuses extendLease and deadLetter where the driver lacks them', async () => {
     const driver = new RecordingDriver({
-      capabilities: { leaseExtension: false, deadLetter: false },
+      capabilities: { leaseExtension: false, deadLetter: noDeadLetters },
       withoutExtendLease: true,
       withoutDeadLetter: true,
     });

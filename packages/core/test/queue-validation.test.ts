@@ -2,6 +2,7 @@ import {
   type ErrorCode,
   encodeEnvelope,
   isQueueError,
+  MAX_ATTRIBUTES,
   MAX_BODY_BYTES,
   MAX_DELAY_SECONDS,
   type PublishInput,
@@ -10,7 +11,7 @@ import {
   QueueError,
 } from '@queueport/core';
 import { describe, expect, it } from 'vitest';
-import { RecordingDriver } from './helpers/recording-driver';
+import { batchOf, RecordingDriver } from './helpers/recording-driver';
 
 const OCCURRED_AT = '2026-01-01T00:00:00.000Z';
 
@@ -20,6 +21,9 @@ function input(n: number, extra: Partial<PublishInput> = {}): PublishInput {
     ...extra,
   };
 }
+
+const attributes = (count: number) =>
+  Object.fromEntries(Array.from({ length: count }, (_, i) => [`a${i}`, 'v']));
 
 async function rejection(promise: Promise<unknown>): Promise<QueueError> {
   const error = await promise.then(
@@ -90,7 +94,12 @@ describe('a batch with one invalid message enqueues nothing', () => {
     ],
     [
       'too many attributes',
-      input(9, { attributes: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, 'v'])) }),
+      input(9, { attributes: attributes(MAX_ATTRIBUTES + 1) }),
+      'INVALID_ARGUMENT',
+    ],
+    [
+      "the delay bridge's own attribute",
+      input(9, { attributes: { 'queueport.bridge': '1:0:0:0' } }),
       'INVALID_ARGUMENT',
     ],
     [
@@ -108,10 +117,10 @@ describe('a batch with one invalid message enqueues nothing', () => {
   ];
 
   it.each(cases)('%s', async (_name, bad, code, driverOptions) => {
-    // batchMax 1: had validation been done chunk by chunk, the first two would have been sent.
+    // batch.publish 1: had validation been done chunk by chunk, the first two would have been sent.
     const driver = new RecordingDriver({
       ...driverOptions,
-      capabilities: { batchMax: 1, ...driverOptions?.capabilities },
+      capabilities: { batch: batchOf(1), ...driverOptions?.capabilities },
     });
     const queue = new Queue(driver);
     const error = await rejection(queue.publishBatch([input(1), input(2), bad, input(3)]));
@@ -121,11 +130,18 @@ describe('a batch with one invalid message enqueues nothing', () => {
   });
 
   it('still publishes a valid batch in full on the same queue', async () => {
-    const driver = new RecordingDriver({ capabilities: { batchMax: 1 } });
+    const driver = new RecordingDriver({ capabilities: { batch: batchOf(1) } });
     const queue = new Queue(driver);
     await rejection(queue.publishBatch([input(1), input(2, { delaySeconds: -1 })]));
     await queue.publishBatch([input(1), input(2)]);
     expect(driver.published.map((m) => m.eventId)).toEqual(['evt_1', 'evt_2']);
+  });
+
+  it('accepts the portable number of attributes: the provider keeps two slots for queueport', async () => {
+    expect(MAX_ATTRIBUTES).toBe(8);
+    const driver = new RecordingDriver();
+    await new Queue(driver).publish(input(1, { attributes: attributes(MAX_ATTRIBUTES) }));
+    expect(Object.keys(driver.published[0]!.attributes)).toHaveLength(MAX_ATTRIBUTES);
   });
 
   it('rejects a batch that is not an array', async () => {

@@ -1,15 +1,10 @@
-import {
-  type BackoffPolicy,
-  backoffDelay,
-  type Clock,
-  normalizeError,
-  QueueError,
-  type RetryPolicy,
-  VirtualClock,
-  withRetry,
-} from '@queueport/core';
+import type { BackoffPolicy, Clock, RetryPolicy } from '@queueport/core';
+import { normalizeError, QueueError } from '@queueport/core/driver';
+import { VirtualClock } from '@queueport/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+// Internal to core (the webhook worker and the Queue share them); not part of any entry point.
+import { backoffDelay, withRetry } from '../src/retry';
 
 describe('backoffDelay', () => {
   const noJitter: BackoffPolicy = { baseMs: 100, maxMs: 5_000, jitter: 0 };
@@ -64,7 +59,9 @@ describe('backoffDelay', () => {
         (attempt, baseMs, maxMs, jitter, random) => {
           const ceiling = Math.min(maxMs, baseMs * 2 ** (attempt - 1));
           const delay = backoffDelay(attempt, { baseMs, maxMs, jitter }, () => random);
-          return delay <= maxMs && delay >= ceiling * (1 - jitter) - 1e-9;
+          // ceiling*(1-j) + ceiling*j*r rounds up to one ulp past maxMs for tiny jitters
+          // (e.g. [1, 1246, 1246, 7.0e-15, 0.9999999999999979]): far below any clock's resolution.
+          return delay <= maxMs + 1e-9 && delay >= ceiling * (1 - jitter) - 1e-9;
         },
       ),
     );
@@ -83,7 +80,14 @@ class RecordingClock implements Clock {
 }
 
 const identity = (error: unknown) => normalizeError(error, 'test');
-const policy: RetryPolicy = { baseMs: 100, maxMs: 1_000, jitter: 0, maxAttempts: 4 };
+const policy: RetryPolicy = {
+  baseMs: 100,
+  maxMs: 1_000,
+  jitter: 0,
+  maxAttempts: 4,
+  retryAfterMinMs: 0,
+  retryAfterMaxMs: 60_000,
+};
 
 describe('withRetry', () => {
   it('returns the first success, passing the attempt number', async () => {
@@ -189,6 +193,21 @@ describe('withRetry', () => {
     );
     // 3 s beats the computed 100 ms; the computed 200 ms beats a 50 ms retry-after.
     expect(clock.sleeps).toEqual([3_000, 200]);
+  });
+
+  it("clamps a retry-after into the policy's [retryAfterMinMs, retryAfterMaxMs]", async () => {
+    const clock = new RecordingClock();
+    let calls = 0;
+    await withRetry(
+      async () => {
+        calls++;
+        if (calls === 1) throw new QueueError('RATE_LIMITED', 'slow down', { retryAfterSeconds: 3_600 });
+      },
+      identity,
+      { ...policy, retryAfterMinMs: 500, retryAfterMaxMs: 2_000 },
+      { clock },
+    );
+    expect(clock.sleeps).toEqual([2_000]);
   });
 
   it('waits on the given clock: nothing happens until virtual time passes', async () => {

@@ -1,4 +1,4 @@
-import { VirtualClock } from '@queueport/core';
+import { VirtualClock } from '@queueport/core/testing';
 import { describe, expect, it } from 'vitest';
 
 describe('VirtualClock', () => {

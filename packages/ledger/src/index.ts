@@ -1,7 +1,5 @@
-import type { Ledger } from './ledger';
-import { PostgresLedger, type PostgresLedgerOptions } from './postgres/postgres-ledger';
-import { SqliteLedger, type SqliteLedgerOptions } from './sqlite/sqlite-ledger';
-
+// The store-neutral part: the Ledger interface, its types and limits. Nothing here loads a
+// database client; the stores are subpaths: @queueport/ledger/sqlite, @queueport/ledger/postgres.
 export type {
   ClaimRequest,
   ClaimResult,
@@ -12,16 +10,4 @@ export type {
   ScanRequest,
   SettleRequest,
 } from './ledger';
-export type { PostgresLedgerOptions } from './postgres/postgres-ledger';
-export type { SqliteLedgerOptions } from './sqlite/sqlite-ledger';
 export { MAX_OUTCOME_CHARS, MAX_SCAN_LIMIT } from './validation';
-
-/** Opens (creating and migrating as needed) the ledger in one SQLite file, in WAL mode. */
-export function openSqliteLedger(options: SqliteLedgerOptions): Promise<Ledger> {
-  return SqliteLedger.open(options);
-}
-
-/** Opens the ledger in a PostgreSQL schema, creating and migrating it as needed. */
-export function openPostgresLedger(options: PostgresLedgerOptions = {}): Promise<Ledger> {
-  return PostgresLedger.open(options);
-}

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { payloadDigest, VirtualClock } from '@queueport/core';
-import { type Ledger, openPostgresLedger } from '@queueport/ledger';
+import { payloadDigest } from '@queueport/core';
+import { VirtualClock } from '@queueport/core/testing';
+import type { Ledger } from '@queueport/ledger';
+import { openPostgresLedger } from '@queueport/ledger/postgres';
+import { describeLedgerContract } from '@queueport/ledger/testing';
 import type { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { describeLedgerContract } from './ledger-contract';
 import { createPool } from './support/postgres';
 
 const connectionString = inject('queueportServices').postgresUrl;

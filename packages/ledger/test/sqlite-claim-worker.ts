@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { payloadDigest } from '@queueport/core';
-import { openSqliteLedger } from '@queueport/ledger';
+import { openSqliteLedger } from '@queueport/ledger/sqlite';
 
 /**
  * One contender in the SQLite claim race. It opens its own connection through the package's

@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { payloadDigest, VirtualClock } from '@queueport/core';
-import { type Ledger, openSqliteLedger } from '@queueport/ledger';
+import { payloadDigest } from '@queueport/core';
+import { VirtualClock } from '@queueport/core/testing';
+import type { Ledger } from '@queueport/ledger';
+import { openSqliteLedger } from '@queueport/ledger/sqlite';
+import { describeLedgerContract } from '@queueport/ledger/testing';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeLedgerContract } from './ledger-contract';
 import type { ClaimRound, WorkerInput, WorkerReport } from './sqlite-claim-worker';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'queueport-ledger-sqlite-'));

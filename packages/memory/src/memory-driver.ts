@@ -1,20 +1,27 @@
 import { randomUUID } from 'node:crypto';
+import type { QueueStats } from '@queueport/core';
 import {
   type Capabilities,
   type Clock,
+  type DeadLetterEntry,
   type DedupeCapability,
   type Driver,
   type DriverMessage,
+  type ExtendEntry,
   FIFO_DEDUPE_WINDOW_SECONDS,
   MAX_BODY_BYTES,
   MAX_DELAY_SECONDS,
+  MAX_LONG_POLL_SECONDS,
   MAX_RETENTION_SECONDS,
   type OutgoingMessage,
+  PROVIDER_ATTRIBUTES,
   type PublishOutcome,
   QueueError,
   type ReceiveRequest,
+  type ReleaseEntry,
+  type SettleOutcome,
   systemClock,
-} from '@queueport/core';
+} from '@queueport/core/driver';
 import { DedupeIndex } from './dedupe-index';
 import type { DeadLetter, StoredMessage } from './stored-message';
 
@@ -28,10 +35,18 @@ export interface MemoryDriverOptions {
   ordering?: Capabilities['ordering'];
   /** Default false: whole seconds, like SQS and Infrai. */
   fractionalDelay?: boolean;
+  /** Default 14 days, the portable retention. */
   retentionSeconds?: number;
+  /** Most entries per publish, receive and settle call. Default 10, like SQS. */
   batchMax?: number;
-  /** Moves a message to the dead letters instead of delivering it for the (n+1)th time. */
+  /** Moves a message to the dead letters instead of delivering it for the (n+1)th time, like SQS's redrive. */
   maxReceives?: number;
+  /**
+   * The longest delay this driver holds itself (default 7 days). Lower it (900 for SQS's limit)
+   * and the Queue bridges longer delays hop by hop; the driver refuses any longer delay, so a
+   * bridge that forgot one fails loudly.
+   */
+  nativeMaxDelaySeconds?: number;
 }
 
 /**
@@ -57,22 +72,25 @@ export class MemoryDriver implements Driver {
     this.#clock = options.clock ?? systemClock;
     this.#maxReceives = options.maxReceives;
     const dedupe = options.dedupe ?? { kind: 'window', windowSeconds: FIFO_DEDUPE_WINDOW_SECONDS };
+    const batchMax = options.batchMax ?? 10;
     this.#dedupe = new DedupeIndex(dedupe);
     this.capabilities = {
       maxBodyBytes: MAX_BODY_BYTES,
       delay: {
         maxSeconds: MAX_DELAY_SECONDS,
-        nativeMaxSeconds: MAX_DELAY_SECONDS,
+        nativeMaxSeconds: options.nativeMaxDelaySeconds ?? MAX_DELAY_SECONDS,
         fractional: options.fractionalDelay ?? false,
       },
       dedupe,
       ordering: options.ordering ?? 'fifo-per-group',
       leaseExtension: true,
       leaseSeconds: { min: 0, max: 43_200 },
+      longPollMaxSeconds: MAX_LONG_POLL_SECONDS,
       receiveCount: true,
       retentionSeconds: options.retentionSeconds ?? MAX_RETENTION_SECONDS,
-      batchMax: options.batchMax ?? 10,
-      deadLetter: true,
+      batch: { publish: batchMax, receive: batchMax, settle: batchMax },
+      staleReceipt: 'rejected',
+      deadLetter: { move: true, redriveAfterReceives: options.maxReceives ?? null },
     };
   }
 
@@ -81,7 +99,9 @@ export class MemoryDriver implements Driver {
     const now = this.#clock.now();
     this.#expire(now);
     const outcomes = messages.map((message): PublishOutcome => {
-      const holder = this.#dedupe.holder(message.eventId, now, (id) => this.#messages.has(id));
+      const refused = this.#refusal(message);
+      if (refused) return { ok: false, error: refused };
+      const holder = this.#dedupe.holder(message.dedupeKey, now, (id) => this.#messages.has(id));
       if (holder) return { ok: true, messageId: holder, duplicate: true };
       const seq = this.#seq++;
       const messageId = `${this.#instance}-${seq}`;
@@ -97,7 +117,7 @@ export class MemoryDriver implements Driver {
         receiveCount: 0,
         receipt: undefined,
       });
-      this.#dedupe.remember(message.eventId, messageId, now);
+      this.#dedupe.remember(message.dedupeKey, messageId, now);
       return { ok: true, messageId, duplicate: false };
     });
     this.#notify();
@@ -122,29 +142,33 @@ export class MemoryDriver implements Driver {
     }
   }
 
-  async ack(receipt: string): Promise<void> {
-    const message = this.#leased(receipt, { allowExpired: true });
-    this.#remove(message);
-    this.#notify();
+  async ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
+    return this.#settle(receipts, (receipt) => {
+      this.#remove(this.#leased(receipt, { allowExpired: true }));
+    });
   }
 
-  async release(receipt: string, delaySeconds: number): Promise<void> {
-    const message = this.#leased(receipt, { allowExpired: true });
-    this.#byReceipt.delete(receipt);
-    message.receipt = undefined;
-    message.visibleAt = this.#clock.now() + delaySeconds * 1000;
-    this.#notify();
+  async release(entries: readonly ReleaseEntry[]): Promise<SettleOutcome[]> {
+    return this.#settle(entries, ({ receipt, delaySeconds }) => {
+      if (delaySeconds > this.capabilities.delay.nativeMaxSeconds) throw this.#tooLong(delaySeconds);
+      const message = this.#leased(receipt, { allowExpired: true });
+      this.#byReceipt.delete(receipt);
+      message.receipt = undefined;
+      message.visibleAt = this.#clock.now() + delaySeconds * 1000;
+    });
   }
 
-  async extendLease(receipt: string, leaseSeconds: number): Promise<void> {
-    const message = this.#leased(receipt, { allowExpired: false });
-    message.visibleAt = this.#clock.now() + leaseSeconds * 1000;
+  async extendLease(entries: readonly ExtendEntry[]): Promise<SettleOutcome[]> {
+    return this.#settle(entries, ({ receipt, leaseSeconds }) => {
+      const message = this.#leased(receipt, { allowExpired: false });
+      message.visibleAt = this.#clock.now() + leaseSeconds * 1000;
+    });
   }
 
-  async deadLetter(receipt: string, reason: string): Promise<void> {
-    const message = this.#leased(receipt, { allowExpired: true });
-    this.#bury(message, reason);
-    this.#notify();
+  async deadLetter(entries: readonly DeadLetterEntry[]): Promise<SettleOutcome[]> {
+    return this.#settle(entries, ({ receipt, reason }) => {
+      this.#bury(this.#leased(receipt, { allowExpired: true }), reason);
+    });
   }
 
   async close(): Promise<void> {
@@ -161,6 +185,53 @@ export class MemoryDriver implements Driver {
   depth(): number {
     this.#expire(this.#clock.now());
     return this.#messages.size;
+  }
+
+  stats(): QueueStats {
+    const now = this.#clock.now();
+    this.#expire(now);
+    let oldestReady: number | undefined;
+    for (const message of this.#messages.values()) {
+      if (message.visibleAt <= now && (oldestReady === undefined || message.enqueuedAt < oldestReady)) {
+        oldestReady = message.enqueuedAt;
+      }
+    }
+    return {
+      depth: this.#messages.size,
+      oldestReadyAgeSeconds: oldestReady === undefined ? null : (now - oldestReady) / 1000,
+      deadLetters: this.#deadLetters.length,
+    };
+  }
+
+  /** Moves up to `limit` dead letters, oldest first, back to the queue as new messages. */
+  redriveDeadLetters(limit: number): number {
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const moved = this.#deadLetters.splice(0, Math.max(0, limit));
+    for (const dead of moved) {
+      const seq = this.#seq++;
+      const messageId = `${this.#instance}-${seq}`;
+      this.#messages.set(messageId, {
+        seq,
+        messageId,
+        eventId: dead.eventId,
+        body: dead.body,
+        attributes: { ...dead.attributes },
+        groupId: dead.groupId,
+        enqueuedAt: now,
+        visibleAt: now,
+        receiveCount: 0,
+        receipt: undefined,
+      });
+    }
+    if (moved.length > 0) this.#notify();
+    return moved.length;
+  }
+
+  /** Deletes every message held (not the dead letters). */
+  purge(): void {
+    this.#messages.clear();
+    this.#byReceipt.clear();
   }
 
   #take(max: number, leaseSeconds: number): DriverMessage[] {
@@ -206,7 +277,6 @@ export class MemoryDriver implements Driver {
    * message until someone else receives it (as SQS does); after that it is LEASE_LOST.
    */
   #leased(receipt: string, { allowExpired }: { allowExpired: boolean }): StoredMessage {
-    this.#assertOpen();
     const messageId = this.#byReceipt.get(receipt);
     const message = messageId === undefined ? undefined : this.#messages.get(messageId);
     if (
@@ -222,12 +292,59 @@ export class MemoryDriver implements Driver {
     return message;
   }
 
+  /** What a provider with these limits would refuse: the Queue should never send it. */
+  #refusal(message: OutgoingMessage): QueueError | undefined {
+    if (message.delaySeconds > this.capabilities.delay.nativeMaxSeconds)
+      return this.#tooLong(message.delaySeconds);
+    const attributes = Object.entries(message.attributes);
+    if (attributes.length > PROVIDER_ATTRIBUTES) {
+      return new QueueError(
+        'INVALID_ARGUMENT',
+        `${this.name} carries at most ${PROVIDER_ATTRIBUTES} attributes`,
+      );
+    }
+    let size = Buffer.byteLength(message.body, 'utf8');
+    for (const [name, value] of attributes)
+      size += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value, 'utf8');
+    if (size > this.capabilities.maxBodyBytes) {
+      return new QueueError(
+        'PAYLOAD_TOO_LARGE',
+        `${this.name} holds at most ${this.capabilities.maxBodyBytes} bytes`,
+      );
+    }
+    return undefined;
+  }
+
+  #tooLong(delaySeconds: number): QueueError {
+    return new QueueError(
+      'DELAY_OUT_OF_RANGE',
+      `${this.name} holds a delay of at most ${this.capabilities.delay.nativeMaxSeconds} s natively; got ${delaySeconds}`,
+    );
+  }
+
+  /** One outcome per entry, as a provider's batch call answers; wakes long polls once. */
+  #settle<E>(entries: readonly E[], apply: (entry: E) => void): SettleOutcome[] {
+    this.#assertOpen();
+    const outcomes = entries.map((entry): SettleOutcome => {
+      try {
+        apply(entry);
+        return { ok: true };
+      } catch (error) {
+        if (error instanceof QueueError) return { ok: false, error };
+        throw error;
+      }
+    });
+    this.#notify();
+    return outcomes;
+  }
+
   #bury(message: StoredMessage, reason: string): void {
     this.#deadLetters.push({
       messageId: message.messageId,
       eventId: message.eventId,
       body: message.body,
       attributes: message.attributes,
+      groupId: message.groupId,
       receiveCount: message.receiveCount,
       reason,
       at: this.#clock.now(),

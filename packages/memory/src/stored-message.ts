@@ -19,6 +19,7 @@ export interface DeadLetter {
   eventId: string;
   body: string;
   attributes: Record<string, string>;
+  groupId: string | undefined;
   receiveCount: number;
   reason: string;
   at: number;

@@ -1,4 +1,6 @@
-import { type Delivery, type Driver, Queue, QueueError, VirtualClock } from '@queueport/core';
+import { type Delivery, Queue, QueueError } from '@queueport/core';
+import type { Driver } from '@queueport/core/driver';
+import { VirtualClock } from '@queueport/core/testing';
 import { MemoryDriver } from '@queueport/memory';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { event } from './helpers/setup';
@@ -79,7 +81,7 @@ describe('consume: outcomes', () => {
         counts.push(delivery.receiveCount);
         if (delivery.receiveCount === 1) throw new Error('downstream timed out');
       },
-      { redeliveryBackoff: noBackoff },
+      { retry: noBackoff },
     );
     await waitFor(() => consumer.stats.acked === 1, 'the retry to succeed');
     await consumer.close();
@@ -98,7 +100,7 @@ describe('consume: outcomes', () => {
         counts.push(delivery.receiveCount);
         if (delivery.receiveCount < 3) throw new Error('not yet');
       },
-      { redeliveryBackoff: { baseMs: 10, maxMs: 20, jitter: 0 } },
+      { retry: { baseMs: 10, maxMs: 20, jitter: 0 } },
     );
     await waitFor(() => consumer.stats.acked === 1, 'the third delivery to succeed');
     await consumer.close();
@@ -120,7 +122,7 @@ describe('consume: outcomes', () => {
         calls++;
         throw makeError();
       },
-      { redeliveryBackoff: noBackoff },
+      { retry: noBackoff },
     );
     await waitFor(() => consumer.stats.deadLettered === 1, 'the dead letter');
     await consumer.close();
@@ -131,7 +133,7 @@ describe('consume: outcomes', () => {
     expect(driver.depth()).toBe(0);
   });
 
-  it('dead-letters a retryable failure after maxDeliveries', async () => {
+  it('dead-letters a retryable failure after retry.maxAttempts deliveries', async () => {
     const { queue, driver } = systemQueue();
     await queue.publish(event('always-fails'));
     const counts: number[] = [];
@@ -140,7 +142,7 @@ describe('consume: outcomes', () => {
         counts.push(delivery.receiveCount);
         throw new Error('still down');
       },
-      { maxDeliveries: 3, redeliveryBackoff: noBackoff },
+      { retry: { ...noBackoff, maxAttempts: 3 } },
     );
     await waitFor(() => driver.deadLetters().length === 1, 'the dead letter');
     await consumer.close();
@@ -155,12 +157,12 @@ describe('consume: outcomes', () => {
     // The same driver, declaring no DLQ.
     const driver: Driver = {
       name: 'memory-without-dlq',
-      capabilities: { ...memory.capabilities, deadLetter: false },
+      capabilities: { ...memory.capabilities, deadLetter: { move: false, redriveAfterReceives: null } },
       publish: (messages) => memory.publish(messages),
       receive: (request) => memory.receive(request),
-      ack: (receipt) => memory.ack(receipt),
-      release: (receipt, delay) => memory.release(receipt, delay),
-      extendLease: (receipt, lease) => memory.extendLease(receipt, lease),
+      ack: (receipts) => memory.ack(receipts),
+      release: (entries) => memory.release(entries),
+      extendLease: (entries) => memory.extendLease(entries),
       close: () => memory.close(),
     };
     const { queue } = systemQueue(driver as MemoryDriver);
@@ -340,7 +342,7 @@ describe('consume: leases (VirtualClock)', () => {
     await Promise.all([one.close(), two.close()]);
     expect(invocations).toEqual([{ consumer: 'one', receiveCount: 1 }]);
     expect(extend.mock.calls.length).toBeGreaterThanOrEqual(4);
-    expect(extend.mock.calls.every(([, lease]) => lease === 1)).toBe(true);
+    expect(extend.mock.calls.every(([entries]) => entries.every((e) => e.leaseSeconds === 1))).toBe(true);
     expect(driver.depth()).toBe(0);
   });
 

@@ -1,5 +1,5 @@
+import type { RetryPolicy } from '@queueport/core';
 import type { IdempotencyKeyStyle } from './idempotency-key';
-import type { RetrySchedule } from './retry/retry-schedule';
 import type { RefusalDetails } from './ssrf/destination-refused-error';
 
 /** Where events go, and how: one per endpoint a customer registered. */
@@ -12,8 +12,8 @@ export interface Destination {
    * none means unsigned. Never logged and never part of an outcome or error message.
    */
   secrets?: readonly string[];
-  /** Per-destination retry policy; unset fields come from DEFAULT_RETRY_SCHEDULE. */
-  retry?: Partial<RetrySchedule>;
+  /** Per-destination retry policy; unset fields come from the worker's (by default DEFAULT_RETRY_SCHEDULE). */
+  retry?: Partial<RetryPolicy>;
   /** Overrides the sender's style for receivers that read the key the other way. */
   idempotencyKeyStyle?: IdempotencyKeyStyle;
   /**
@@ -46,7 +46,7 @@ export type DeliveryOutcome =
   | { kind: 'delivered'; status: number; attemptMs: number; response?: ResponseSample }
   /**
    * 408, 429, 5xx, network errors, timeouts: try again. retryAfterMs is the receiver's
-   * Retry-After (429/503 only), already clamped to the destination's retry policy.
+   * Retry-After (429/503 only) as it asked; the retry policy bounds it when the wait is computed.
    */
   | {
       kind: 'retry';

@@ -1,8 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isQueueError, payloadDigest, Queue, VirtualClock } from '@queueport/core';
-import { type Ledger, openSqliteLedger } from '@queueport/ledger';
+import { isQueueError, payloadDigest, Queue } from '@queueport/core';
+import { VirtualClock } from '@queueport/core/testing';
+import type { Ledger } from '@queueport/ledger';
+import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { MemoryDriver } from '@queueport/memory';
 import {
   createWebhookSender,

@@ -1,15 +1,7 @@
+import { nextRetry, type RetryPolicy, retryDelayMs } from '@queueport/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  clampRetryAfter,
-  DEFAULT_RETRY_SCHEDULE,
-  decideRetry,
-  nextRetry,
-  parseRetryAfter,
-  type RetrySchedule,
-  resolveRetrySchedule,
-  retryDelay,
-} from '../src';
+import { DEFAULT_RETRY_SCHEDULE, parseRetryAfter, resolveRetrySchedule } from '../src';
 
 const NOW = Date.UTC(2030, 5, 1, 12, 0, 0);
 
@@ -49,30 +41,32 @@ describe('parseRetryAfter', () => {
   });
 });
 
-describe('clampRetryAfter', () => {
-  it('bounds to [min, max]', () => {
-    const clamp = { minMs: 1000, maxMs: 60_000 };
-    expect(clampRetryAfter(0, clamp)).toBe(1000);
-    expect(clampRetryAfter(7000, clamp)).toBe(7000);
-    expect(clampRetryAfter(3_600_000, clamp)).toBe(60_000);
+describe('Retry-After bounds, merged by core', () => {
+  const steady: RetryPolicy = { ...DEFAULT_RETRY_SCHEDULE, jitter: 0, baseMs: 0, maxMs: 0 };
+
+  it("bounds a receiver's wish to [retryAfterMinMs, retryAfterMaxMs]", () => {
+    const policy = { ...steady, retryAfterMinMs: 1000, retryAfterMaxMs: 60_000 };
+    expect(retryDelayMs(1, policy, 0)).toBe(1000);
+    expect(retryDelayMs(1, policy, 7000)).toBe(7000);
+    expect(retryDelayMs(1, policy, 3_600_000)).toBe(60_000);
   });
 
   it('can express the Svix-style clamp to [base, 2 × base]', () => {
     const base = 300_000;
-    expect(clampRetryAfter(10_000, { minMs: base, maxMs: 2 * base })).toBe(base);
-    expect(clampRetryAfter(3_600_000, { minMs: base, maxMs: 2 * base })).toBe(2 * base);
+    const policy = { ...steady, retryAfterMinMs: base, retryAfterMaxMs: 2 * base };
+    expect(retryDelayMs(1, policy, 10_000)).toBe(base);
+    expect(retryDelayMs(1, policy, 3_600_000)).toBe(2 * base);
   });
 });
 
 describe('retry schedule', () => {
-  const steady: RetrySchedule = { ...DEFAULT_RETRY_SCHEDULE, jitter: 0 };
+  const steady: RetryPolicy = { ...DEFAULT_RETRY_SCHEDULE, jitter: 0 };
 
   it('the default starts at 5 s, doubles, caps at 2 h, and gives up after 15 attempts (~8.8 h)', () => {
     const delays: number[] = [];
     for (let attempt = 1; ; attempt++) {
-      const decision = decideRetry({ kind: 'retry' }, attempt, steady);
-      if (!decision.retry) {
-        expect(decision.reason).toBe('attempts-exhausted');
+      const decision = nextRetry(steady, attempt);
+      if (decision.giveUp) {
         expect(attempt).toBe(15);
         break;
       }
@@ -100,8 +94,8 @@ describe('retry schedule', () => {
             jitter: 0,
             maxAttempts: 100,
           });
-          const now = retryDelay(attempt, policy);
-          const next = retryDelay(attempt + 1, policy);
+          const now = retryDelayMs(attempt, policy);
+          const next = retryDelayMs(attempt + 1, policy);
           expect(next).toBeGreaterThanOrEqual(now);
           expect(now).toBeLessThanOrEqual(policy.maxMs);
           expect(now).toBeGreaterThanOrEqual(Math.min(baseMs, policy.maxMs));
@@ -116,8 +110,8 @@ describe('retry schedule', () => {
         fc.integer({ min: 1, max: 20 }),
         fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
         (attempt, r) => {
-          const ceiling = retryDelay(attempt, steady);
-          const jittered = retryDelay(attempt, DEFAULT_RETRY_SCHEDULE, undefined, () => r);
+          const ceiling = retryDelayMs(attempt, steady);
+          const jittered = retryDelayMs(attempt, DEFAULT_RETRY_SCHEDULE, undefined, () => r);
           expect(jittered).toBeLessThanOrEqual(ceiling);
           expect(jittered).toBeGreaterThanOrEqual(ceiling * (1 - DEFAULT_RETRY_SCHEDULE.jitter) - 1e-6);
         },
@@ -131,32 +125,25 @@ describe('retry schedule', () => {
         fc.integer({ min: 1, max: 14 }),
         fc.nat({ max: 48 * 3_600_000 }),
         (attempt, retryAfterMs) => {
-          const delay = retryDelay(attempt, steady, retryAfterMs);
-          const clamped = clampRetryAfter(retryAfterMs, {
-            minMs: steady.retryAfterMinMs,
-            maxMs: steady.retryAfterMaxMs,
-          });
-          expect(delay).toBe(Math.max(retryDelay(attempt, steady), clamped));
+          const delay = retryDelayMs(attempt, steady, retryAfterMs);
+          const clamped = Math.min(steady.retryAfterMaxMs, Math.max(steady.retryAfterMinMs, retryAfterMs));
+          expect(delay).toBe(Math.max(retryDelayMs(attempt, steady), clamped));
         },
       ),
     );
   });
 
   it('uses the retry-after carried by a 429 outcome', () => {
-    const decision = decideRetry({ kind: 'retry', retryAfterMs: 7000 }, 1, steady);
-    expect(decision).toEqual({ retry: true, delayMs: 7000, nextAttempt: 2 });
+    expect(nextRetry(steady, 1, 7000)).toEqual({ giveUp: false, delayMs: 7000, nextAttempt: 2 });
   });
 
-  it('never retries past maxAttempts, nor anything that is not a retry outcome (property)', () => {
+  it('never retries past maxAttempts (property)', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 20 }),
         fc.integer({ min: 1, max: 40 }),
-        fc.constantFrom('delivered', 'terminal', 'disable', 'retry'),
-        (maxAttempts, attempt, kind) => {
-          const decision = decideRetry({ kind } as { kind: 'retry' }, attempt, { ...steady, maxAttempts });
-          if (kind !== 'retry') expect(decision).toEqual({ retry: false, reason: kind });
-          else expect(decision.retry).toBe(attempt < maxAttempts);
+        (maxAttempts, attempt) => {
+          expect(nextRetry({ ...steady, maxAttempts }, attempt).giveUp).toBe(attempt >= maxAttempts);
         },
       ),
     );
@@ -173,14 +160,28 @@ describe('retry schedule', () => {
   });
 });
 
-describe('nextRetry (the worker-facing form)', () => {
-  it('fills a partial per-destination schedule from the defaults', () => {
-    expect(nextRetry({ jitter: 0 }, 1)).toEqual({ giveUp: false, delayMs: 5000, nextAttempt: 2 });
-    expect(nextRetry({ jitter: 0, maxAttempts: 3 }, 3)).toEqual({ giveUp: true });
-    expect(nextRetry(undefined, 15)).toEqual({ giveUp: true });
+describe("a destination's partial schedule", () => {
+  it("is filled from the worker's policy, then the webhook default", () => {
+    const worker = resolveRetrySchedule({ maxAttempts: 5 });
+    expect(resolveRetrySchedule({ jitter: 0 }, worker)).toEqual({
+      ...DEFAULT_RETRY_SCHEDULE,
+      maxAttempts: 5,
+      jitter: 0,
+    });
+    expect(nextRetry(resolveRetrySchedule({ jitter: 0 }), 1)).toEqual({
+      giveUp: false,
+      delayMs: 5000,
+      nextAttempt: 2,
+    });
+    expect(nextRetry(resolveRetrySchedule({ jitter: 0, maxAttempts: 3 }), 3)).toEqual({ giveUp: true });
+    expect(nextRetry(resolveRetrySchedule(undefined), 15)).toEqual({ giveUp: true });
   });
 
   it('honours a retry-after longer than the backoff', () => {
-    expect(nextRetry({ jitter: 0 }, 1, 60_000)).toEqual({ giveUp: false, delayMs: 60_000, nextAttempt: 2 });
+    expect(nextRetry(resolveRetrySchedule({ jitter: 0 }), 1, 60_000)).toEqual({
+      giveUp: false,
+      delayMs: 60_000,
+      nextAttempt: 2,
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { nextRetry } from '@queueport/core';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import {
@@ -6,6 +7,7 @@ import {
   createWebhookSender,
   type DeliveryOutcome,
   type Destination,
+  resolveRetrySchedule,
   USER_AGENT,
   type WebhookSender,
   type WebhookSenderOptions,
@@ -81,12 +83,15 @@ describe('status classification over real HTTP', () => {
     });
   });
 
-  it("clamps Retry-After to the destination's policy", async () => {
+  it("reports Retry-After as asked; the destination's policy bounds the wait it leads to", async () => {
     const target = await server((_req, res) => answer(res, 429, { 'retry-after': '7' }));
     const capped = destination(target.url, { retry: { retryAfterMaxMs: 5000 } });
-    expect(await send(sender(), capped)).toMatchObject({ kind: 'retry', retryAfterMs: 5000 });
+    const cappedOutcome = await send(sender(), capped);
+    expect(cappedOutcome).toMatchObject({ kind: 'retry', retryAfterMs: 7000 });
+    const retryAfterMs = (cappedOutcome as { retryAfterMs?: number }).retryAfterMs;
+    expect(nextRetry(resolveRetrySchedule(capped.retry), 1, retryAfterMs)).toMatchObject({ delayMs: 5000 });
     const raised = destination(target.url, { retry: { retryAfterMinMs: 60_000, retryAfterMaxMs: 120_000 } });
-    expect(await send(sender(), raised)).toMatchObject({ kind: 'retry', retryAfterMs: 60_000 });
+    expect(nextRetry(resolveRetrySchedule(raised.retry), 1, retryAfterMs)).toMatchObject({ delayMs: 60_000 });
   });
 
   it('503 with an HTTP-date Retry-After is read relative to the injected now', async () => {

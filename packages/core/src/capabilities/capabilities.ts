@@ -1,11 +1,12 @@
 /**
- * What a driver promises. Read by the portable Queue (validation), by the conformance suite
- * (which properties apply) and by the docs. A driver declares what it can keep, never more.
+ * What a driver promises. Read by the portable Queue (validation, batching, the delay bridge),
+ * by the conformance suite (which properties apply, and how) and by the docs. A driver declares
+ * what it can keep, never more.
  */
 export type DedupeCapability =
-  /** A repeated event id is absorbed for this long after the first publish, acked or not. */
+  /** A repeated dedupe key is absorbed for this long after the first publish, acked or not. */
   | { kind: 'window'; windowSeconds: number }
-  /** A repeated event id is absorbed while the first message still exists in the queue. */
+  /** A repeated dedupe key is absorbed while the first message still exists in the queue. */
   | { kind: 'while-retained' }
   | { kind: 'none' };
 
@@ -19,10 +20,40 @@ export type OrderingCapability =
 export interface DelayCapability {
   /** The longest delay the Queue accepts through this driver. */
   maxSeconds: number;
-  /** The longest delay the provider holds natively; past it the driver bridges (e.g. re-sends). */
+  /**
+   * The longest delay the provider holds natively (SQS: 900 s). Past it the portable Queue
+   * bridges the delay by re-sending hop by hop; the driver never does.
+   */
   nativeMaxSeconds: number;
   /** Whether delays may have a fractional part (milliseconds) rather than whole seconds. */
   fractional: boolean;
+}
+
+/** Most entries one call may carry, per operation: providers differ (SQS 10 everywhere, BullMQ's getNextJob 1). */
+export interface BatchLimits {
+  publish: number;
+  receive: number;
+  /** ack, release, lease extension and dead-lettering. */
+  settle: number;
+}
+
+/**
+ * What settling with a receipt whose lease was lost (the message since redelivered) does.
+ * `rejected`: the provider refuses with LEASE_LOST and changes nothing (memory, BullMQ locks).
+ * `ignored`: the provider cannot tell (SQS deletes with a stale handle and says success), so the
+ * Queue refuses, itself, every settle it knows to be past the lease it granted.
+ */
+export type StaleReceiptBehavior = 'rejected' | 'ignored';
+
+export interface DeadLetterCapability {
+  /** The driver can move one message to the dead letters now (`Driver.deadLetter`). */
+  move: boolean;
+  /**
+   * The provider moves a message on its own once it was received this many times (SQS's
+   * redrive policy, the memory driver's `maxReceives`); null when it never does. A consumer's
+   * `maxDeliveries` may not exceed it, or the provider would take the message first.
+   */
+  redriveAfterReceives: number | null;
 }
 
 export interface Capabilities {
@@ -35,12 +66,13 @@ export interface Capabilities {
   leaseExtension: boolean;
   /** Allowed lease lengths for receive and extension, in seconds. */
   leaseSeconds: { min: number; max: number };
+  /** Longest a receive may wait for a first message (long poll); 0 when the provider cannot wait. */
+  longPollMaxSeconds: number;
   /** Whether a delivery reports how many times it was received. */
   receiveCount: boolean;
   /** How long an unacknowledged message is kept. */
   retentionSeconds: number;
-  /** Most messages in one publish or receive call. */
-  batchMax: number;
-  /** Whether the provider has a dead-letter destination the driver can move a message to. */
-  deadLetter: boolean;
+  batch: BatchLimits;
+  staleReceipt: StaleReceiptBehavior;
+  deadLetter: DeadLetterCapability;
 }

@@ -1,5 +1,5 @@
 import { QueueError } from '../errors';
-import { MAX_BODY_BYTES, MAX_DELAY_SECONDS } from '../limits';
+import { MAX_BODY_BYTES, MAX_DELAY_SECONDS, MAX_LONG_POLL_SECONDS } from '../limits';
 import type { Capabilities } from './capabilities';
 
 export interface PortableLimits {
@@ -12,31 +12,59 @@ export interface PortableLimits {
 /**
  * The manifest the Queue enforces: the driver's, narrowed to the portable limits. A driver that
  * allows 1 MiB (SQS) or unbounded bodies (BullMQ) still gets 256 KB, so moving off it is safe.
+ * Where the Queue bridges long delays, `reservedBytes` (the bridge's own attribute) comes off
+ * the driver's body limit, so a bridged hop always fits what the provider accepts.
  */
-export function effectiveCapabilities(driver: Capabilities, limits: PortableLimits = {}): Capabilities {
-  const maxBodyBytes = Math.min(driver.maxBodyBytes, limits.maxBodyBytes ?? MAX_BODY_BYTES);
+export function effectiveCapabilities(
+  driver: Capabilities,
+  limits: PortableLimits = {},
+  bridgeReservedBytes = 0,
+): Capabilities {
   const maxSeconds = Math.min(driver.delay.maxSeconds, limits.maxDelaySeconds ?? MAX_DELAY_SECONDS);
   const nativeMaxSeconds = Math.min(driver.delay.nativeMaxSeconds, maxSeconds);
-  return { ...driver, maxBodyBytes, delay: { ...driver.delay, maxSeconds, nativeMaxSeconds } };
+  const reserved = nativeMaxSeconds < maxSeconds ? bridgeReservedBytes : 0;
+  const maxBodyBytes = Math.min(driver.maxBodyBytes - reserved, limits.maxBodyBytes ?? MAX_BODY_BYTES);
+  return {
+    ...driver,
+    maxBodyBytes,
+    delay: { ...driver.delay, maxSeconds, nativeMaxSeconds },
+    longPollMaxSeconds: Math.min(driver.longPollMaxSeconds, MAX_LONG_POLL_SECONDS),
+  };
 }
 
-/** Catches a driver whose manifest contradicts itself before it misleads the suite. */
+/** Catches a driver whose manifest contradicts itself before it misleads the Queue or the suite. */
 export function assertCapabilities(caps: Capabilities, driverName: string): void {
   const problems: string[] = [];
   const positive = (value: number, name: string) => {
     if (!(Number.isFinite(value) && value > 0)) problems.push(`${name} must be a positive number`);
   };
+  const count = (value: number, name: string) => {
+    if (!(Number.isInteger(value) && value >= 1)) problems.push(`${name} must be an integer >= 1`);
+  };
   positive(caps.maxBodyBytes, 'maxBodyBytes');
-  positive(caps.batchMax, 'batchMax');
   positive(caps.retentionSeconds, 'retentionSeconds');
+  count(caps.batch?.publish, 'batch.publish');
+  count(caps.batch?.receive, 'batch.receive');
+  count(caps.batch?.settle, 'batch.settle');
   if (!(caps.delay.maxSeconds >= 0)) problems.push('delay.maxSeconds must be >= 0');
+  if (!(caps.delay.nativeMaxSeconds >= 0)) problems.push('delay.nativeMaxSeconds must be >= 0');
   if (caps.delay.nativeMaxSeconds > caps.delay.maxSeconds) {
     problems.push('delay.nativeMaxSeconds exceeds delay.maxSeconds');
+  }
+  if (caps.delay.nativeMaxSeconds < caps.delay.maxSeconds && caps.delay.nativeMaxSeconds < 1) {
+    problems.push('delay.nativeMaxSeconds must be at least 1 s for the Queue to bridge longer delays');
   }
   if (!(caps.leaseSeconds.min >= 0 && caps.leaseSeconds.max >= caps.leaseSeconds.min)) {
     problems.push('leaseSeconds must satisfy 0 <= min <= max');
   }
+  if (!(caps.longPollMaxSeconds >= 0)) problems.push('longPollMaxSeconds must be >= 0');
   if (caps.dedupe.kind === 'window') positive(caps.dedupe.windowSeconds, 'dedupe.windowSeconds');
+  if (caps.staleReceipt !== 'rejected' && caps.staleReceipt !== 'ignored') {
+    problems.push("staleReceipt must be 'rejected' or 'ignored'");
+  }
+  const redrive = caps.deadLetter?.redriveAfterReceives;
+  if (redrive !== null && redrive !== undefined) count(redrive, 'deadLetter.redriveAfterReceives');
+  if (redrive === undefined) problems.push('deadLetter.redriveAfterReceives must be a number or null');
   if (problems.length > 0) {
     throw new QueueError(
       'INVALID_ARGUMENT',

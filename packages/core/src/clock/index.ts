@@ -1,2 +1,1 @@
 export { type Clock, systemClock } from './clock';
-export { VirtualClock } from './virtual-clock';

@@ -1,8 +1,9 @@
+import { QueueError } from '../errors';
 import type { Delivery } from '../queue/delivery';
-import { fitDelay } from '../queue/message-checks';
 import type { Queue } from '../queue/queue';
-import { type BackoffPolicy, backoffDelay } from '../retry';
-import { DEFAULT_REDELIVERY_BACKOFF, decideOnFailure } from './failure-policy';
+import { backoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry';
+import { DEFAULT_REDELIVERY, decideOnFailure } from './failure-policy';
+import { type DeadLetterSink, giveUpDelivery } from './give-up';
 
 export interface HandlerContext {
   /** Aborted when the lease is lost: the work may be done twice, so stop side effects if you can. */
@@ -16,20 +17,26 @@ export interface ConsumeOptions {
   concurrency?: number;
   /** Lease per delivery; extended every half lease while the handler runs, where the driver can. */
   leaseSeconds?: number;
-  /** Long-poll per receive. Default 1 s, which bounds how long close() waits for an idle receive. */
+  /**
+   * Long-poll per receive, at most the manifest's `longPollMaxSeconds`. Default 1 s (or the
+   * manifest's maximum, if lower), which bounds how long close() waits for an idle receive.
+   */
   waitSeconds?: number;
   /** Stops the consumer (drains in-flight work) when aborted. */
   signal?: AbortSignal;
-  /** Delay before a failed delivery is seen again, growing with its receive count. */
-  redeliveryBackoff?: Partial<BackoffPolicy>;
-  /** Deliveries before a retryable failure is given up as dead. Default 10. */
-  maxDeliveries?: number;
   /**
-   * Where dead deliveries go when the driver has no dead-letter destination. Acked after it
+   * How failed deliveries come back: `maxAttempts` is the number of deliveries before a
+   * retryable failure is given up (default 10, and never more than the provider's own
+   * `deadLetter.redriveAfterReceives`, which would take the message first); the backoff grows
+   * with the receive count. Defaults to `DEFAULT_REDELIVERY`.
+   */
+  retry?: Partial<RetryPolicy>;
+  /**
+   * Where dead deliveries go when the driver cannot move them to dead letters. Acked after it
    * resolves. Without it and without a driver DLQ, a dead delivery is released with the longest
    * backoff instead: queueport never drops a message silently.
    */
-  onDeadLetter?: (delivery: Delivery, reason: string) => Promise<void>;
+  onDeadLetter?: DeadLetterSink;
   /** Failures that are not the handler's own result: receive, ack, release, extension. */
   onError?: (error: unknown, delivery?: Delivery) => void;
 }
@@ -59,8 +66,7 @@ export class Consumer {
   readonly #concurrency: number;
   readonly #leaseSeconds: number;
   readonly #waitSeconds: number;
-  readonly #maxDeliveries: number;
-  readonly #backoff: BackoffPolicy;
+  readonly #retry: RetryPolicy;
   readonly #options: ConsumeOptions;
 
   constructor(queue: Queue, handler: Handler, options: ConsumeOptions, onStopped: () => void) {
@@ -68,10 +74,10 @@ export class Consumer {
     this.#handler = handler;
     this.#options = options;
     this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
-    this.#leaseSeconds = options.leaseSeconds ?? Math.min(30, queue.capabilities.leaseSeconds.max);
-    this.#waitSeconds = options.waitSeconds ?? 1;
-    this.#maxDeliveries = options.maxDeliveries ?? 10;
-    this.#backoff = { ...DEFAULT_REDELIVERY_BACKOFF, ...options.redeliveryBackoff };
+    const caps = queue.capabilities;
+    this.#leaseSeconds = options.leaseSeconds ?? Math.min(30, caps.leaseSeconds.max);
+    this.#waitSeconds = options.waitSeconds ?? Math.min(1, caps.longPollMaxSeconds);
+    this.#retry = redeliveryPolicy(options.retry, caps.deadLetter.redriveAfterReceives, queue.name);
     if (options.signal?.aborted) this.#stop.abort();
     options.signal?.addEventListener('abort', () => this.#stop.abort(), { once: true });
     this.done = this.#run().finally(onStopped);
@@ -99,7 +105,7 @@ export class Consumer {
       let batch: Delivery[];
       try {
         batch = await this.#queue.receive({
-          maxMessages: Math.min(free, this.#queue.capabilities.batchMax),
+          maxMessages: Math.min(free, this.#queue.capabilities.batch.receive),
           leaseSeconds: this.#leaseSeconds,
           waitSeconds: this.#waitSeconds,
           signal,
@@ -151,13 +157,7 @@ export class Consumer {
         return;
       }
       const caps = this.#queue.capabilities;
-      const decision = decideOnFailure(
-        failure.error,
-        delivery.receiveCount,
-        this.#maxDeliveries,
-        this.#backoff,
-        caps,
-      );
+      const decision = decideOnFailure(failure.error, delivery.receiveCount, this.#retry, caps);
       if (decision.action === 'release') {
         await delivery.release({ delaySeconds: decision.delaySeconds });
         this.stats.released++;
@@ -170,19 +170,16 @@ export class Consumer {
   }
 
   async #deadLetter(delivery: Delivery, reason: string): Promise<void> {
-    if (this.#queue.capabilities.deadLetter) {
-      await delivery.deadLetter(reason);
+    const result = await giveUpDelivery(this.#queue, delivery, reason, {
+      sink: this.#options.onDeadLetter,
+      keepDelayMs: this.#retry.maxMs,
+    });
+    if (result !== 'kept') {
       this.stats.deadLettered++;
-    } else if (this.#options.onDeadLetter) {
-      await this.#options.onDeadLetter(delivery, reason);
-      await delivery.ack();
-      this.stats.deadLettered++;
-    } else {
-      const caps = this.#queue.capabilities;
-      await delivery.release({ delaySeconds: fitDelay(this.#backoff.maxMs / 1000, caps) });
-      this.stats.released++;
-      this.#reportError(new Error(`no dead-letter destination; released instead: ${reason}`), delivery);
+      return;
     }
+    this.stats.released++;
+    this.#reportError(new Error(`no dead-letter destination; released instead: ${reason}`), delivery);
   }
 
   async #keepLeaseAlive(delivery: Delivery, done: AbortSignal, leaseLost: AbortController): Promise<void> {
@@ -217,6 +214,30 @@ export class Consumer {
     this.stats.errors++;
     this.#options.onError?.(error, delivery);
   }
+}
+
+/** The consumer's policy, refused when the provider's own redrive would take messages before it gives up. */
+function redeliveryPolicy(
+  partial: Partial<RetryPolicy> | undefined,
+  redriveAfterReceives: number | null,
+  queueName: string,
+): RetryPolicy {
+  const defaults =
+    redriveAfterReceives === null
+      ? DEFAULT_REDELIVERY
+      : {
+          ...DEFAULT_REDELIVERY,
+          maxAttempts: Math.min(DEFAULT_REDELIVERY.maxAttempts, redriveAfterReceives),
+        };
+  const policy = resolveRetryPolicy(partial, defaults);
+  if (redriveAfterReceives !== null && policy.maxAttempts > redriveAfterReceives) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      `retry.maxAttempts ${policy.maxAttempts} exceeds ${queueName}'s own redrive after ${redriveAfterReceives} receives: the provider would dead-letter messages before the consumer gives up on them`,
+      { details: { maxAttempts: policy.maxAttempts, redriveAfterReceives } },
+    );
+  }
+  return policy;
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

@@ -6,8 +6,9 @@ export {
   type HandlerContext,
 } from './consumer';
 export {
-  DEFAULT_REDELIVERY_BACKOFF,
+  DEFAULT_REDELIVERY,
   decideOnFailure,
   type FailureDecision,
   isPermanentFailure,
 } from './failure-policy';
+export { type DeadLetterSink, type GiveUpResult, giveUpDelivery } from './give-up';

@@ -3,14 +3,20 @@ import type { ErrorClassifier, QueueError } from '../errors';
 
 /** One message as the Queue hands it to a driver: already validated, encoded and measured. */
 export interface OutgoingMessage {
-  /** The envelope's event id; drivers with native dedupe derive their dedupe key from it. */
+  /** The envelope's event id: for tracing and dead-letter listings. */
   eventId: string;
+  /**
+   * What the provider's dedupe must key on: the event id for a publish, a per-hop key for a
+   * re-send of the delay bridge. Drivers whose provider limits key length or alphabet pass it
+   * through `deriveProviderKey`, never the raw event id.
+   */
+  dedupeKey: string;
   /** The encoded envelope (canonical JSON). Drivers store and return it byte for byte. */
   body: string;
   attributes: Readonly<Record<string, string>>;
   /** Present only when the application asked for per-group ordering. */
   groupId?: string;
-  /** Validated against the manifest; whole seconds unless the driver declares fractional delays. */
+  /** At most the manifest's `delay.nativeMaxSeconds`; whole seconds unless it declares fractional delays. */
   delaySeconds: number;
 }
 
@@ -18,11 +24,14 @@ export type PublishOutcome =
   /** `duplicate` is true when the provider said it absorbed a repeat; undefined when it cannot tell. */
   { ok: true; messageId: string; duplicate?: boolean } | { ok: false; error: QueueError };
 
+/** One outcome per settle entry, in order: entries fail on their own, like SQS's batch calls. */
+export type SettleOutcome = { ok: true } | { ok: false; error: QueueError };
+
 export interface ReceiveRequest {
-  /** At most the manifest's batchMax. */
+  /** At most the manifest's `batch.receive`. */
   maxMessages: number;
   leaseSeconds: number;
-  /** Long-poll: wait up to this long for a first message. 0 returns at once. */
+  /** Long-poll: wait up to this long (at most `longPollMaxSeconds`) for a first message. 0 returns at once. */
   waitSeconds: number;
   signal?: AbortSignal;
 }
@@ -39,25 +48,46 @@ export interface DriverMessage {
   groupId?: string;
 }
 
+export interface ReleaseEntry {
+  receipt: string;
+  /** At most `delay.nativeMaxSeconds`: the Queue bridges longer ones. */
+  delaySeconds: number;
+}
+
+export interface ExtendEntry {
+  receipt: string;
+  leaseSeconds: number;
+}
+
+export interface DeadLetterEntry {
+  receipt: string;
+  reason: string;
+}
+
 /**
  * The provider-specific minimum, in the spirit of Go CDK's driver packages. Everything that is
- * the same for every provider (validation, encoding, error taxonomy, retries) lives in Queue,
- * so a driver never re-checks sizes or delays and never retries on its own.
+ * the same for every provider (validation, encoding, the error taxonomy, retries, batching to
+ * the manifest's limits, long delays) lives in the Queue, so a driver never re-checks sizes or
+ * delays, never chunks and never retries on its own.
+ *
+ * Settling takes batches (at most `batch.settle` entries) and answers one outcome per entry.
+ * A stale receipt (its message redelivered since) gets LEASE_LOST where the manifest says
+ * `staleReceipt: 'rejected'`; where it says `ignored`, whatever the provider does is accepted.
  */
 export interface Driver {
   readonly name: string;
   readonly capabilities: Capabilities;
-  /** At most `capabilities.batchMax` messages; one outcome per message, in order. */
+  /** At most `batch.publish` messages; one outcome per message, in order. */
   publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]>;
   receive(request: ReceiveRequest): Promise<DriverMessage[]>;
-  /** Deletes the message. A receipt whose lease was lost throws LEASE_LOST. */
-  ack(receipt: string): Promise<void>;
-  /** Gives the message back, visible again after `delaySeconds`. */
-  release(receipt: string, delaySeconds: number): Promise<void>;
+  /** Deletes the messages. */
+  ack(receipts: readonly string[]): Promise<SettleOutcome[]>;
+  /** Gives the messages back, each visible again after its delay. */
+  release(entries: readonly ReleaseEntry[]): Promise<SettleOutcome[]>;
   /** Present only when `capabilities.leaseExtension`. */
-  extendLease?(receipt: string, leaseSeconds: number): Promise<void>;
-  /** Present only when `capabilities.deadLetter`. */
-  deadLetter?(receipt: string, reason: string): Promise<void>;
+  extendLease?(entries: readonly ExtendEntry[]): Promise<SettleOutcome[]>;
+  /** Present only when `capabilities.deadLetter.move`. */
+  deadLetter?(entries: readonly DeadLetterEntry[]): Promise<SettleOutcome[]>;
   /** Maps the provider's own failures onto the taxonomy; unknown ones fall through. */
   classifyError?: ErrorClassifier;
   close(): Promise<void>;

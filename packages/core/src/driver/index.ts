@@ -1,1 +1,12 @@
-export type { Driver, DriverMessage, OutgoingMessage, PublishOutcome, ReceiveRequest } from './driver';
+export type {
+  DeadLetterEntry,
+  Driver,
+  DriverMessage,
+  ExtendEntry,
+  OutgoingMessage,
+  PublishOutcome,
+  ReceiveRequest,
+  ReleaseEntry,
+  SettleOutcome,
+} from './driver';
+export { deriveProviderKey, type ProviderKeyRules } from './provider-key';

@@ -4,22 +4,24 @@ import type { Envelope } from '../envelope';
 export interface Delivery {
   readonly envelope: Envelope;
   readonly attributes: Readonly<Record<string, string>>;
-  /** 1 on first delivery; 0 when the driver cannot count. */
+  /** 1 on first delivery, counted across the delay bridge's hops; 0 when the driver cannot count. */
   readonly receiveCount: number;
   /** The provider's message id; for tracing only, the event id is the identity. */
   readonly messageId: string;
   /** This delivery's lease handle; for tracing only. */
   readonly receipt: string;
   readonly groupId?: string;
+  /** Epoch ms (Queue clock) when the lease this delivery holds runs out, as far as the Queue knows. */
+  readonly leaseExpiresAt: number;
   /**
    * True once ack, release or deadLetter succeeded. A handler that settles its delivery itself
    * (as the webhook worker does) is left alone by the consumer.
    */
   readonly settled: boolean;
   ack(): Promise<void>;
-  /** Makes the message visible again after `delaySeconds` (default 0). */
+  /** Makes the message visible again after `delaySeconds` (default 0), bridged past the provider's maximum. */
   release(options?: { delaySeconds?: number }): Promise<void>;
   extendLease(leaseSeconds: number): Promise<void>;
-  /** Moves the message to the dead-letter destination; throws when the driver has none. */
+  /** Moves the message to the dead letters now; throws when the driver cannot (`deadLetter.move`). */
   deadLetter(reason: string): Promise<void>;
 }

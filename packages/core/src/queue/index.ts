@@ -7,4 +7,5 @@ export {
   type QueueHooks,
   type QueueOptions,
   type ReceiveOptions,
+  type SettleResult,
 } from './queue';

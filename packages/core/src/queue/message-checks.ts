@@ -1,6 +1,6 @@
 import type { Capabilities } from '../capabilities';
 import { QueueError } from '../errors';
-import { MAX_ATTRIBUTES } from '../limits';
+import { MAX_ATTRIBUTES, RESERVED_ATTRIBUTE_PREFIX } from '../limits';
 
 /** Bytes a message occupies at a provider: the encoded envelope plus attribute names and values. */
 export function messageSizeBytes(body: string, attributes: Readonly<Record<string, string>> = {}): number {
@@ -53,7 +53,6 @@ export function fitDelay(seconds: number, caps: Capabilities): number {
 }
 
 const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-const RESERVED_PREFIX = /^(aws\.|amazon\.|queueport\.)/i;
 
 export function checkAttributes(attributes: unknown): Record<string, string> {
   if (attributes === undefined) return {};
@@ -64,7 +63,7 @@ export function checkAttributes(attributes: unknown): Record<string, string> {
   const problems: string[] = [];
   if (entries.length > MAX_ATTRIBUTES) problems.push(`at most ${MAX_ATTRIBUTES} attributes are portable`);
   for (const [name, value] of entries) {
-    if (!ATTRIBUTE_NAME.test(name) || RESERVED_PREFIX.test(name)) {
+    if (!ATTRIBUTE_NAME.test(name) || RESERVED_ATTRIBUTE_PREFIX.test(name)) {
       problems.push(`attribute name "${name}" must match ${ATTRIBUTE_NAME} and not use a reserved prefix`);
     }
     if (typeof value !== 'string') problems.push(`attribute "${name}" must be a string`);

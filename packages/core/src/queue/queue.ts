@@ -6,7 +6,8 @@ import {
 } from '../capabilities';
 import { type Clock, systemClock } from '../clock';
 import { type ConsumeOptions, Consumer, type Handler } from '../consumer/consumer';
-import type { Driver, DriverMessage, OutgoingMessage, PublishOutcome } from '../driver';
+import { BRIDGE_RESERVED_BYTES, DelayBridge } from '../delay-bridge';
+import type { Driver, DriverMessage, OutgoingMessage, PublishOutcome, SettleOutcome } from '../driver';
 import {
   decodeEnvelope,
   type Envelope,
@@ -15,7 +16,7 @@ import {
   prepareEnvelope,
 } from '../envelope';
 import { normalizeError, QueueError } from '../errors';
-import { DEFAULT_RETRY, type RetryPolicy, withRetry } from '../retry';
+import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '../retry';
 import type { Delivery } from './delivery';
 import {
   checkAttributes,
@@ -25,13 +26,15 @@ import {
   checkSize,
   messageSizeBytes,
 } from './message-checks';
+import { type DeliverySettler, ReceivedDelivery } from './received-delivery';
+import { decisiveError, type EntryFailure, sendWithEntryRetry } from './send-with-entry-retry';
 
 export interface PublishInput {
   envelope: EnvelopeInput;
   attributes?: Record<string, string>;
   /** Per-group ordering key; only for drivers whose manifest declares `fifo-per-group`. */
   groupId?: string;
-  /** Seconds before the message becomes visible; 0 by default. */
+  /** Seconds before the message becomes visible; 0 by default. Up to 7 days on every driver. */
   delaySeconds?: number;
 }
 
@@ -44,64 +47,80 @@ export interface PublishReceipt {
 }
 
 export interface ReceiveOptions {
+  /** At most the manifest's `batch.receive`. Default 1. */
   maxMessages?: number;
   leaseSeconds?: number;
+  /** At most the manifest's `longPollMaxSeconds`. Default 0. */
   waitSeconds?: number;
   signal?: AbortSignal;
 }
+
+/** One outcome per entry of a batch settle, in order. */
+export type SettleResult = SettleOutcome;
 
 export interface QueueHooks {
   /** A retryable driver failure is about to be retried. */
   onRetry?(info: { operation: string; attempt: number; delayMs: number; error: QueueError }): void;
   /** A received body was not a valid envelope; it is dead-lettered where the driver can, else left to expire. */
   onInvalidMessage?(info: { messageId: string; receiveCount: number; error: QueueError }): void;
+  /** The delay bridge could not re-send or settle a hop; the hop comes back when its lease ends. */
+  onBridgeError?(info: { eventId: string; messageId: string; error: QueueError }): void;
 }
 
 export interface QueueOptions {
+  /** Retries of the driver's calls; defaults to `DEFAULT_RETRY`. */
   retry?: Partial<RetryPolicy>;
   /** Narrow the portable limits further; they can never be widened past the driver's manifest. */
   limits?: PortableLimits;
-  /** The clock for leases and consumer timing; retries of network calls always use real time. */
+  /** The clock for leases, the delay bridge and consumer timing; retries of network calls always use real time. */
   clock?: Clock;
   hooks?: QueueHooks;
   /** Lease used by `receive` when none is given. */
   defaultLeaseSeconds?: number;
 }
 
-interface Prepared {
-  envelope: Envelope;
-  outgoing: OutgoingMessage;
-  sizeBytes: number;
-}
+/** Bounds the passes of one receive that found only bridge hops or invalid bodies. */
+const MAX_EMPTY_PASSES = 50;
 
 /**
  * The portable queue: the only type an application touches. It owns everything that is the same
  * for every provider (validation against the manifest, envelope encoding, the error taxonomy,
- * retries) so a driver stays a thin translation of five calls.
+ * retries, batching to the manifest's limits, delays past the provider's native maximum) so a
+ * driver stays a thin translation of a few calls.
  */
-export class Queue {
+export class Queue implements DeliverySettler {
   readonly driver: Driver;
+  /** The driver's manifest narrowed to the portable limits: what this queue enforces. */
   readonly capabilities: Capabilities;
   readonly clock: Clock;
   readonly #retry: RetryPolicy;
   readonly #hooks: QueueHooks;
   readonly #defaultLease: number;
+  readonly #bridge: DelayBridge | undefined;
   readonly #consumers = new Set<Consumer>();
   #closed = false;
 
   constructor(driver: Driver, options: QueueOptions = {}) {
     assertCapabilities(driver.capabilities, driver.name);
     this.driver = driver;
-    this.capabilities = effectiveCapabilities(driver.capabilities, options.limits);
+    this.capabilities = effectiveCapabilities(driver.capabilities, options.limits, BRIDGE_RESERVED_BYTES);
     this.clock = options.clock ?? systemClock;
-    this.#retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#retry = resolveRetryPolicy(options.retry, DEFAULT_RETRY);
     this.#hooks = options.hooks ?? {};
+    const { delay } = this.capabilities;
+    this.#bridge =
+      delay.nativeMaxSeconds < delay.maxSeconds ? new DelayBridge(this.capabilities, this.clock) : undefined;
     this.#defaultLease = options.defaultLeaseSeconds ?? Math.min(30, this.capabilities.leaseSeconds.max);
     checkLeaseSeconds(this.#defaultLease, this.capabilities);
   }
 
   get name(): string {
     return this.driver.name;
+  }
+
+  /** Whether delays past the provider's native maximum go through the delay bridge. */
+  get bridgesDelays(): boolean {
+    return this.#bridge !== undefined;
   }
 
   async publish(input: PublishInput): Promise<PublishReceipt> {
@@ -111,45 +130,108 @@ export class Queue {
 
   /**
    * Validates every message before sending any, so a rejected batch enqueues nothing. Sends in
-   * chunks of the driver's batchMax; entries that fail retryably are retried on their own.
+   * chunks of the manifest's `batch.publish`; entries that fail retryably are retried on their own.
    */
   async publishBatch(inputs: readonly PublishInput[]): Promise<PublishReceipt[]> {
     this.#assertOpen();
     if (!Array.isArray(inputs)) throw new QueueError('INVALID_ARGUMENT', 'publishBatch takes an array');
     const prepared = inputs.map((input) => this.#prepare(input));
-    const receipts: PublishReceipt[] = [];
-    for (let start = 0; start < prepared.length; start += this.capabilities.batchMax) {
-      const chunk = prepared.slice(start, start + this.capabilities.batchMax);
-      receipts.push(...(await this.#publishChunk(chunk)));
-    }
-    return receipts;
+    const outcomes = await this.#publishOutgoing(prepared.map((p) => p.outgoing));
+    const error = decisiveError(outcomes);
+    if (error) throw error;
+    return outcomes.map((outcome, index) => ({
+      eventId: prepared[index]!.envelope.event_id,
+      messageId: (outcome as { messageId: string }).messageId,
+      duplicate: (outcome as { duplicate?: boolean }).duplicate === true,
+      sizeBytes: prepared[index]!.sizeBytes,
+    }));
   }
 
   async receive(options: ReceiveOptions = {}): Promise<Delivery[]> {
     this.#assertOpen();
+    const caps = this.capabilities;
     const maxMessages = options.maxMessages ?? 1;
-    if (!Number.isInteger(maxMessages) || maxMessages < 1 || maxMessages > this.capabilities.batchMax) {
-      throw new QueueError('INVALID_ARGUMENT', `maxMessages must be 1 to ${this.capabilities.batchMax}`);
+    if (!Number.isInteger(maxMessages) || maxMessages < 1 || maxMessages > caps.batch.receive) {
+      throw new QueueError('INVALID_ARGUMENT', `maxMessages must be 1 to ${caps.batch.receive}`);
     }
-    const leaseSeconds = checkLeaseSeconds(options.leaseSeconds ?? this.#defaultLease, this.capabilities);
+    const leaseSeconds = checkLeaseSeconds(options.leaseSeconds ?? this.#defaultLease, caps);
     const waitSeconds = options.waitSeconds ?? 0;
-    if (!(waitSeconds >= 0 && waitSeconds <= 20)) {
-      throw new QueueError('INVALID_ARGUMENT', 'waitSeconds must be from 0 to 20');
+    if (!(waitSeconds >= 0 && waitSeconds <= caps.longPollMaxSeconds)) {
+      throw new QueueError('INVALID_ARGUMENT', `waitSeconds must be from 0 to ${caps.longPollMaxSeconds}`);
     }
-    const messages = await this.#call('receive', options.signal, () =>
-      this.driver.receive({
-        maxMessages,
-        leaseSeconds,
-        waitSeconds,
-        ...(options.signal ? { signal: options.signal } : {}),
-      }),
+    const deadline = this.clock.now() + waitSeconds * 1000;
+    for (let pass = 0; pass < MAX_EMPTY_PASSES; pass++) {
+      const startedAt = this.clock.now();
+      const wait = Math.max(0, Math.min(waitSeconds, (deadline - startedAt) / 1000));
+      const messages = await this.#call('receive', options.signal, () =>
+        this.driver.receive({
+          maxMessages,
+          leaseSeconds,
+          waitSeconds: wait,
+          ...(options.signal ? { signal: options.signal } : {}),
+        }),
+      );
+      if (messages.length === 0) return [];
+      const deliveries = await this.#arrive(messages, startedAt + leaseSeconds * 1000);
+      // A pass that held only hops or bad bodies says nothing about what is behind them.
+      if (deliveries.length > 0 || options.signal?.aborted) return deliveries;
+    }
+    return [];
+  }
+
+  /** Acks many deliveries in chunks of `batch.settle`; one outcome per delivery, never a throw per entry. */
+  async ackBatch(deliveries: readonly Delivery[]): Promise<SettleResult[]> {
+    this.#assertOpen();
+    const own = deliveries.map((delivery) => this.#own(delivery));
+    return this.#settleMany(own, 'ack', (chunk) => this.driver.ack(chunk.map((d) => d.receipt)));
+  }
+
+  /**
+   * Releases many deliveries, each visible again after its delay (validated like a publish
+   * delay). Delays past the provider's native maximum are re-sent through the delay bridge.
+   */
+  async releaseBatch(
+    entries: ReadonlyArray<{ delivery: Delivery; delaySeconds?: number }>,
+  ): Promise<SettleResult[]> {
+    this.#assertOpen();
+    const checked = entries.map((entry) => ({
+      delivery: this.#own(entry.delivery),
+      delaySeconds: checkDelay(entry.delaySeconds ?? 0, this.capabilities, 'release delay'),
+    }));
+    const results = new Array<SettleResult>(checked.length);
+    const native: number[] = [];
+    const bridged: Array<{ index: number; hop: OutgoingMessage }> = [];
+    checked.forEach(({ delivery, delaySeconds }, index) => {
+      const hop = this.#bridge?.release(
+        delivery.message,
+        delivery.envelope.event_id,
+        delivery.receiveCount,
+        delaySeconds,
+      );
+      if (hop) bridged.push({ index, hop });
+      else native.push(index);
+    });
+    const nativeResults = await this.#settleMany(
+      native.map((i) => checked[i]!),
+      'release',
+      (chunk) =>
+        this.driver.release(
+          chunk.map((e) => ({ receipt: e.delivery.receipt, delaySeconds: e.delaySeconds })),
+        ),
+      (entry) => entry.delivery,
     );
-    const deliveries: Delivery[] = [];
-    for (const message of messages) {
-      const delivery = await this.#toDelivery(message);
-      if (delivery) deliveries.push(delivery);
+    native.forEach((index, position) => {
+      results[index] = nativeResults[position]!;
+    });
+    if (bridged.length > 0) {
+      const replaced = await this.#replace(
+        bridged.map(({ index, hop }) => ({ delivery: checked[index]!.delivery, hop })),
+      );
+      bridged.forEach(({ index }, position) => {
+        results[index] = replaced[position]!;
+      });
     }
-    return deliveries;
+    return results;
   }
 
   /** Runs `handler` over deliveries until closed; see ConsumeOptions for the policy. */
@@ -168,7 +250,58 @@ export class Queue {
     await this.driver.close();
   }
 
-  #prepare(input: PublishInput): Prepared {
+  // DeliverySettler: what a single delivery's methods call.
+
+  async ackOne(delivery: ReceivedDelivery): Promise<void> {
+    throwIfFailed(await this.ackBatch([delivery]));
+  }
+
+  async releaseOne(delivery: ReceivedDelivery, delaySeconds: number | undefined): Promise<void> {
+    throwIfFailed(
+      await this.releaseBatch([{ delivery, ...(delaySeconds === undefined ? {} : { delaySeconds }) }]),
+    );
+  }
+
+  async extendOne(delivery: ReceivedDelivery, leaseSeconds: number): Promise<void> {
+    this.#assertOpen();
+    const extend = this.driver.extendLease;
+    if (!this.capabilities.leaseExtension || !extend) {
+      throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot extend leases`);
+    }
+    const seconds = checkLeaseSeconds(leaseSeconds, this.capabilities);
+    const startedAt = this.clock.now();
+    const results = await this.#settleMany(
+      [delivery],
+      'extendLease',
+      (chunk) =>
+        extend.call(
+          this.driver,
+          chunk.map((d) => ({ receipt: d.receipt, leaseSeconds: seconds })),
+        ),
+      (d) => d,
+      { settles: false },
+    );
+    throwIfFailed(results);
+    delivery.leaseExpiresAt = startedAt + seconds * 1000;
+  }
+
+  async deadLetterOne(delivery: ReceivedDelivery, reason: string): Promise<void> {
+    this.#assertOpen();
+    const move = this.driver.deadLetter;
+    if (!this.capabilities.deadLetter.move || !move) {
+      throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot move a message to dead letters`);
+    }
+    throwIfFailed(
+      await this.#settleMany([delivery], 'deadLetter', (chunk) =>
+        move.call(
+          this.driver,
+          chunk.map((d) => ({ receipt: d.receipt, reason })),
+        ),
+      ),
+    );
+  }
+
+  #prepare(input: PublishInput): { envelope: Envelope; outgoing: OutgoingMessage; sizeBytes: number } {
     if (input === null || typeof input !== 'object') {
       throw new QueueError(
         'INVALID_ARGUMENT',
@@ -182,109 +315,170 @@ export class Queue {
     checkSize(sizeBytes, this.capabilities, envelope.event_id);
     const delaySeconds = checkDelay(input.delaySeconds ?? 0, this.capabilities);
     const groupId = checkGroupId(input.groupId, this.capabilities, this.driver.name);
-    const outgoing: OutgoingMessage = {
+    const message: OutgoingMessage = {
       eventId: envelope.event_id,
+      dedupeKey: envelope.event_id,
       body,
       attributes,
       delaySeconds,
       ...(groupId === undefined ? {} : { groupId }),
     };
-    return { envelope, outgoing, sizeBytes };
+    return { envelope, outgoing: this.#bridge ? this.#bridge.publish(message) : message, sizeBytes };
   }
 
-  async #publishChunk(chunk: Prepared[]): Promise<PublishReceipt[]> {
-    const results = new Array<PublishReceipt | undefined>(chunk.length);
-    let pending = chunk.map((_, index) => index);
-    await withRetry(
-      async () => {
-        const outcomes: PublishOutcome[] = await this.driver.publish(pending.map((i) => chunk[i]!.outgoing));
-        if (outcomes.length !== pending.length) {
-          throw new QueueError(
-            'INTERNAL',
-            `${this.driver.name}: publish returned ${outcomes.length} outcomes for ${pending.length} messages`,
-          );
-        }
-        const failed: number[] = [];
-        let firstError: QueueError | undefined;
-        outcomes.forEach((outcome, position) => {
-          const index = pending[position]!;
-          const prepared = chunk[index]!;
-          if (outcome.ok) {
-            results[index] = {
-              eventId: prepared.envelope.event_id,
-              messageId: outcome.messageId,
-              duplicate: outcome.duplicate === true,
-              sizeBytes: prepared.sizeBytes,
-            };
-          } else {
-            failed.push(index);
-            // A non-retryable entry error wins, so the caller sees why it will never succeed.
-            if (!firstError || (firstError.retryable && !outcome.error.retryable)) firstError = outcome.error;
-          }
-        });
-        pending = failed;
-        if (firstError) throw firstError;
-      },
-      (error) => normalizeError(error, this.driver.name, this.driver.classifyError),
-      this.#retry,
-      { onRetry: (info) => this.#hooks.onRetry?.({ operation: 'publish', ...info }) },
-    );
-    return results as PublishReceipt[];
-  }
-
-  async #toDelivery(message: DriverMessage): Promise<Delivery | undefined> {
-    let envelope: Envelope;
-    try {
-      envelope = decodeEnvelope(message.body);
-    } catch (raw) {
-      const error = normalizeError(raw, this.driver.name);
-      this.#hooks.onInvalidMessage?.({
-        messageId: message.messageId,
-        receiveCount: message.receiveCount,
-        error,
-      });
-      if (this.driver.deadLetter) {
-        await this.#call('deadLetter', undefined, () =>
-          this.driver.deadLetter!(message.receipt, error.message),
-        );
-      }
-      return undefined;
+  async #publishOutgoing(messages: readonly OutgoingMessage[]): Promise<Array<PublishOutcome>> {
+    const outcomes: PublishOutcome[] = [];
+    const size = this.capabilities.batch.publish;
+    for (let start = 0; start < messages.length; start += size) {
+      const chunk = messages.slice(start, start + size);
+      outcomes.push(
+        ...(await sendWithEntryRetry(
+          chunk,
+          (pending) => this.driver.publish(pending),
+          this.#entryRetry('publish'),
+        )),
+      );
     }
-    const { receipt } = message;
-    let settled = false;
-    const settle = async (operation: string, run: () => Promise<void>): Promise<void> => {
-      await this.#call(operation, undefined, run);
-      settled = true;
-    };
-    return {
-      envelope,
-      attributes: message.attributes,
-      receiveCount: message.receiveCount,
+    return outcomes;
+  }
+
+  /**
+   * Sends settle entries in chunks of `batch.settle`. Where the provider ignores stale receipts,
+   * an entry whose lease the Queue knows to have run out is refused here with LEASE_LOST: the
+   * provider would say success whether or not someone else holds the message now.
+   */
+  async #settleMany<E>(
+    entries: readonly E[],
+    operation: string,
+    send: (chunk: readonly E[]) => Promise<SettleOutcome[]>,
+    deliveryOf: (entry: E) => ReceivedDelivery = (entry) => entry as unknown as ReceivedDelivery,
+    { settles = true }: { settles?: boolean } = {},
+  ): Promise<SettleResult[]> {
+    const results = new Array<SettleResult>(entries.length);
+    const live: number[] = [];
+    const now = this.clock.now();
+    entries.forEach((entry, index) => {
+      if (this.capabilities.staleReceipt === 'ignored' && deliveryOf(entry).leaseExpiresAt <= now) {
+        results[index] = { ok: false, error: leaseLostLocally(this.driver.name) };
+      } else live.push(index);
+    });
+    const size = this.capabilities.batch.settle;
+    for (let start = 0; start < live.length; start += size) {
+      const indexes = live.slice(start, start + size);
+      const outcomes = await sendWithEntryRetry(
+        indexes.map((i) => entries[i]!),
+        send,
+        this.#entryRetry(operation),
+      );
+      indexes.forEach((index, position) => {
+        const outcome = outcomes[position]!;
+        results[index] = outcome;
+        if (outcome.ok && settles) deliveryOf(entries[index]!).settled = true;
+      });
+    }
+    return results;
+  }
+
+  /** The bridge's move: publish each hop first, and settle the message it replaces only once that worked. */
+  async #replace(
+    entries: ReadonlyArray<{ delivery: ReceivedDelivery; hop: OutgoingMessage }>,
+  ): Promise<SettleResult[]> {
+    const published = await this.#publishOutgoing(entries.map((e) => e.hop));
+    const results = new Array<SettleResult>(entries.length);
+    const sent: number[] = [];
+    published.forEach((outcome, index) => {
+      if (outcome.ok) sent.push(index);
+      else results[index] = outcome;
+    });
+    const acked = await this.#settleMany(
+      sent.map((i) => entries[i]!.delivery),
+      'ack',
+      (chunk) => this.driver.ack(chunk.map((d) => d.receipt)),
+    );
+    sent.forEach((index, position) => {
+      results[index] = acked[position]!;
+    });
+    return results;
+  }
+
+  /** Decodes what a receive returned; hops not yet due go on through the bridge, bad bodies aside. */
+  async #arrive(messages: readonly DriverMessage[], leaseExpiresAt: number): Promise<ReceivedDelivery[]> {
+    const deliveries: ReceivedDelivery[] = [];
+    const hops: Array<{ delivery: ReceivedDelivery; hop: OutgoingMessage }> = [];
+    for (const message of messages) {
+      let envelope: Envelope;
+      try {
+        envelope = decodeEnvelope(message.body);
+      } catch (raw) {
+        await this.#refuseInvalid(message, normalizeError(raw, this.driver.name));
+        continue;
+      }
+      const arrival = this.#bridge
+        ? this.#bridge.arrive(message, envelope.event_id)
+        : ({ due: true, attributes: message.attributes, receiveCount: message.receiveCount } as const);
+      if (arrival.due) {
+        deliveries.push(new ReceivedDelivery(this, message, envelope, arrival, leaseExpiresAt));
+      } else {
+        const carrier = new ReceivedDelivery(
+          this,
+          message,
+          envelope,
+          { attributes: {}, receiveCount: 0 },
+          leaseExpiresAt,
+        );
+        hops.push({ delivery: carrier, hop: arrival.next });
+      }
+    }
+    if (hops.length > 0) {
+      const results = await this.#replace(hops);
+      results.forEach((result, index) => {
+        if (result.ok) return;
+        const { delivery } = hops[index]!;
+        this.#hooks.onBridgeError?.({
+          eventId: delivery.envelope.event_id,
+          messageId: delivery.messageId,
+          error: result.error,
+        });
+      });
+    }
+    return deliveries;
+  }
+
+  async #refuseInvalid(message: DriverMessage, error: QueueError): Promise<void> {
+    this.#hooks.onInvalidMessage?.({
       messageId: message.messageId,
-      receipt,
-      ...(message.groupId === undefined ? {} : { groupId: message.groupId }),
-      get settled() {
-        return settled;
-      },
-      ack: () => settle('ack', () => this.driver.ack(receipt)),
-      release: async (options = {}) => {
-        const delay = checkDelay(options.delaySeconds ?? 0, this.capabilities, 'release delay');
-        return settle('release', () => this.driver.release(receipt, delay));
-      },
-      extendLease: async (leaseSeconds) => {
-        const extend = this.driver.extendLease;
-        if (!this.capabilities.leaseExtension || !extend) {
-          throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot extend leases`);
-        }
-        const seconds = checkLeaseSeconds(leaseSeconds, this.capabilities);
-        return this.#call('extendLease', undefined, () => extend.call(this.driver, receipt, seconds));
-      },
-      deadLetter: async (reason) => {
-        const deadLetter = this.driver.deadLetter;
-        if (!this.capabilities.deadLetter || !deadLetter) {
-          throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} has no dead-letter destination`);
-        }
-        return settle('deadLetter', () => deadLetter.call(this.driver, receipt, reason));
+      receiveCount: message.receiveCount,
+      error,
+    });
+    const move = this.driver.deadLetter;
+    if (!this.capabilities.deadLetter.move || !move) return;
+    const [outcome] = await sendWithEntryRetry(
+      [{ receipt: message.receipt, reason: error.message }],
+      (entries) => move.call(this.driver, entries),
+      this.#entryRetry('deadLetter'),
+    );
+    if (outcome && !outcome.ok) throw outcome.error;
+  }
+
+  #own(delivery: Delivery): ReceivedDelivery {
+    if (!(delivery instanceof ReceivedDelivery) || delivery.settler !== this) {
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `a delivery can only be settled through the queue that received it`,
+      );
+    }
+    return delivery;
+  }
+
+  #entryRetry(operation: string) {
+    return {
+      driverName: this.driver.name,
+      operation,
+      normalize: (error: unknown) => normalizeError(error, this.driver.name, this.driver.classifyError),
+      policy: this.#retry,
+      context: {
+        onRetry: (info: { attempt: number; delayMs: number; error: QueueError }) =>
+          this.#hooks.onRetry?.({ operation, ...info }),
       },
     };
   }
@@ -304,4 +498,16 @@ export class Queue {
   #assertOpen(): void {
     if (this.#closed) throw new QueueError('CLOSED', `queue over ${this.driver.name} is closed`);
   }
+}
+
+function throwIfFailed(results: readonly SettleResult[]): void {
+  const failed = results.find((result): result is EntryFailure => !result.ok);
+  if (failed) throw failed.error;
+}
+
+function leaseLostLocally(driverName: string): QueueError {
+  return new QueueError(
+    'LEASE_LOST',
+    `the lease for this delivery ran out; ${driverName} cannot tell whether the message was delivered again, so it is not settled`,
+  );
 }

@@ -1,2 +1,3 @@
 export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from './backoff';
-export { DEFAULT_RETRY, type RetryContext, type RetryPolicy, withRetry } from './with-retry';
+export { type NextRetry, nextRetry, type RetryPolicy, resolveRetryPolicy, retryDelayMs } from './policy';
+export { DEFAULT_RETRY, type RetryContext, withRetry } from './with-retry';

@@ -1,13 +1,15 @@
 import { type Clock, systemClock } from '../clock';
 import type { QueueError } from '../errors';
-import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from './backoff';
+import { DEFAULT_BACKOFF } from './backoff';
+import { nextRetry, type RetryPolicy } from './policy';
 
-export interface RetryPolicy extends BackoffPolicy {
-  /** Total tries, the first included. 1 disables retries. */
-  maxAttempts: number;
-}
-
-export const DEFAULT_RETRY: Readonly<RetryPolicy> = { ...DEFAULT_BACKOFF, maxAttempts: 4 };
+/** The Queue's provider calls: four tries within about a second, a Retry-After honoured up to a minute. */
+export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({
+  ...DEFAULT_BACKOFF,
+  maxAttempts: 4,
+  retryAfterMinMs: 0,
+  retryAfterMaxMs: 60_000,
+});
 
 export interface RetryContext {
   /** Waits between attempts; real time by default, since provider outages happen in real time. */
@@ -18,8 +20,8 @@ export interface RetryContext {
 }
 
 /**
- * Runs `operation` until it succeeds, fails with a non-retryable error, or runs out of attempts.
- * A RATE_LIMITED error's retry-after wins over the computed delay when it is longer.
+ * Runs `operation` until it succeeds, fails with a non-retryable error, or the policy gives up.
+ * A RATE_LIMITED error's retry-after is merged by `nextRetry`, like every other Retry-After.
  */
 export async function withRetry<T>(
   operation: (attempt: number) => Promise<T>,
@@ -33,11 +35,12 @@ export async function withRetry<T>(
       return await operation(attempt);
     } catch (raw) {
       const error = normalize(raw);
-      if (!error.retryable || attempt >= policy.maxAttempts || context.signal?.aborted) throw error;
-      const computed = backoffDelay(attempt, policy, context.random);
-      const delayMs = Math.max(computed, (error.retryAfterSeconds ?? 0) * 1000);
-      context.onRetry?.({ attempt, delayMs, error });
-      await clock.sleep(delayMs, context.signal);
+      if (!error.retryable || context.signal?.aborted) throw error;
+      const retryAfterMs = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
+      const next = nextRetry(policy, attempt, retryAfterMs, context.random);
+      if (next.giveUp) throw error;
+      context.onRetry?.({ attempt, delayMs: next.delayMs, error });
+      await clock.sleep(next.delayMs, context.signal);
     }
   }
 }

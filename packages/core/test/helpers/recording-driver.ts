@@ -1,12 +1,22 @@
 import type {
+  BatchLimits,
   Capabilities,
+  DeadLetterEntry,
   Driver,
   DriverMessage,
   ErrorClassifier,
+  ExtendEntry,
   OutgoingMessage,
   PublishOutcome,
   ReceiveRequest,
-} from '@queueport/core';
+  ReleaseEntry,
+  SettleOutcome,
+} from '@queueport/core/driver';
+
+/** The same limit for every operation, as most providers have. */
+export function batchOf(n: number): BatchLimits {
+  return { publish: n, receive: n, settle: n };
+}
 
 /** A manifest at the portable limits; override what a test needs. */
 export function testCapabilities(overrides: Partial<Capabilities> = {}): Capabilities {
@@ -17,16 +27,23 @@ export function testCapabilities(overrides: Partial<Capabilities> = {}): Capabil
     ordering: 'none',
     leaseExtension: true,
     leaseSeconds: { min: 0, max: 43_200 },
+    longPollMaxSeconds: 20,
     receiveCount: true,
     retentionSeconds: 14 * 86_400,
-    batchMax: 10,
-    deadLetter: true,
+    batch: batchOf(10),
+    staleReceipt: 'rejected',
+    deadLetter: { move: true, redriveAfterReceives: null },
     ...overrides,
   };
 }
 
 /** Decides one publish outcome: `call` counts publish calls from 0, `position` is the index in that call. */
 export type OutcomeRule = (message: OutgoingMessage, call: number, position: number) => PublishOutcome;
+
+export type SettleOperation = 'ack' | 'release' | 'extendLease' | 'deadLetter';
+
+/** Decides one settle outcome; `call` counts calls of that operation from 0. */
+export type SettleRule = (operation: SettleOperation, receipt: string, call: number) => SettleOutcome;
 
 export interface RecordingDriverOptions {
   capabilities?: Partial<Capabilities>;
@@ -35,6 +52,8 @@ export interface RecordingDriverOptions {
   publishThrows?: (call: number) => unknown;
   /** Replaces the outcomes of a publish call wholesale (to test a driver that miscounts). */
   rawOutcomes?: (messages: readonly OutgoingMessage[]) => PublishOutcome[];
+  /** Per-entry outcomes of ack, release, extendLease and deadLetter; all succeed by default. */
+  settleOutcome?: SettleRule;
   classifyError?: ErrorClassifier;
   /** Leave out extendLease / deadLetter, as a driver without those capabilities would. */
   withoutExtendLease?: boolean;
@@ -50,14 +69,17 @@ export class RecordingDriver implements Driver {
   readonly capabilities: Capabilities;
   readonly publishCalls: OutgoingMessage[][] = [];
   readonly receiveCalls: ReceiveRequest[] = [];
+  /** Every settle call as sent, entries as receipts, in order. */
+  readonly settleCalls: Array<{ operation: SettleOperation; receipts: string[] }> = [];
+  /** Entries that succeeded, flattened across calls. */
   readonly acks: string[] = [];
-  readonly releases: Array<{ receipt: string; delaySeconds: number }> = [];
-  readonly extensions: Array<{ receipt: string; leaseSeconds: number }> = [];
-  readonly deadLettered: Array<{ receipt: string; reason: string }> = [];
+  readonly releases: ReleaseEntry[] = [];
+  readonly extensions: ExtendEntry[] = [];
+  readonly deadLettered: DeadLetterEntry[] = [];
   readonly inbox: DriverMessage[] = [];
   readonly classifyError?: ErrorClassifier;
-  readonly extendLease?: (receipt: string, leaseSeconds: number) => Promise<void>;
-  readonly deadLetter?: (receipt: string, reason: string) => Promise<void>;
+  readonly extendLease?: (entries: readonly ExtendEntry[]) => Promise<SettleOutcome[]>;
+  readonly deadLetter?: (entries: readonly DeadLetterEntry[]) => Promise<SettleOutcome[]>;
   closeCalls = 0;
   readonly #options: RecordingDriverOptions;
   #nextId = 0;
@@ -67,20 +89,21 @@ export class RecordingDriver implements Driver {
     this.capabilities = testCapabilities(options.capabilities);
     if (options.classifyError) this.classifyError = options.classifyError;
     if (!options.withoutExtendLease) {
-      this.extendLease = async (receipt, leaseSeconds) => {
-        this.extensions.push({ receipt, leaseSeconds });
-      };
+      this.extendLease = async (entries) => this.#settle('extendLease', entries, this.extensions);
     }
     if (!options.withoutDeadLetter) {
-      this.deadLetter = async (receipt, reason) => {
-        this.deadLettered.push({ receipt, reason });
-      };
+      this.deadLetter = async (entries) => this.#settle('deadLetter', entries, this.deadLettered);
     }
   }
 
   /** Every message the driver was handed, across all publish calls, in order. */
   get published(): OutgoingMessage[] {
     return this.publishCalls.flat();
+  }
+
+  /** The settle calls of one operation, as lists of receipts. */
+  callsOf(operation: SettleOperation): string[][] {
+    return this.settleCalls.filter((call) => call.operation === operation).map((call) => call.receipts);
   }
 
   async publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]> {
@@ -99,15 +122,32 @@ export class RecordingDriver implements Driver {
     return this.inbox.splice(0, request.maxMessages);
   }
 
-  async ack(receipt: string): Promise<void> {
-    this.acks.push(receipt);
+  async ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
+    return this.#settle(
+      'ack',
+      receipts.map((receipt) => ({ receipt })),
+      [],
+    ).map((outcome, i) => {
+      if (outcome.ok) this.acks.push(receipts[i]!);
+      return outcome;
+    });
   }
 
-  async release(receipt: string, delaySeconds: number): Promise<void> {
-    this.releases.push({ receipt, delaySeconds });
+  async release(entries: readonly ReleaseEntry[]): Promise<SettleOutcome[]> {
+    return this.#settle('release', entries, this.releases);
   }
 
   async close(): Promise<void> {
     this.closeCalls++;
+  }
+
+  #settle<E extends { receipt: string }>(operation: SettleOperation, entries: readonly E[], done: E[]) {
+    const call = this.callsOf(operation).length;
+    this.settleCalls.push({ operation, receipts: entries.map((e) => e.receipt) });
+    return entries.map((entry): SettleOutcome => {
+      const outcome = this.#options.settleOutcome?.(operation, entry.receipt, call) ?? { ok: true };
+      if (outcome.ok) done.push({ ...entry });
+      return outcome;
+    });
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/core';
+import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/core/driver';
 import type pg from 'pg';
 import { decideClaim } from '../claim-decision';
 import { invalidArgument, leaseLost, ledgerClosed } from '../errors';

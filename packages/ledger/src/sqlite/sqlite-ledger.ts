@@ -1,4 +1,4 @@
-import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/core';
+import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/core/driver';
 import type Database from 'better-sqlite3';
 import { decideClaim } from '../claim-decision';
 import { leaseLost, ledgerClosed } from '../errors';

@@ -1,4 +1,5 @@
-import { type PublishInput, Queue, VirtualClock } from '@queueport/core';
+import { type PublishInput, Queue } from '@queueport/core';
+import { VirtualClock } from '@queueport/core/testing';
 import { MemoryDriver, type MemoryDriverOptions } from '@queueport/memory';
 
 /** A memory driver and the Queue over it, both on one VirtualClock. */

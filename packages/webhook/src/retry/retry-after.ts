@@ -1,8 +1,3 @@
-export interface RetryAfterClamp {
-  minMs: number;
-  maxMs: number;
-}
-
 const DELTA_SECONDS = /^\d+$/;
 
 /**
@@ -31,9 +26,4 @@ export function parseRetryAfter(
   const at = Date.parse(/\b(GMT|UTC|Z)\b|[+-]\d{4}$/i.test(text) ? text : `${text} GMT`);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
-}
-
-/** Bounds a server's wish: never hammer (min), never park an event indefinitely (max). */
-export function clampRetryAfter(ms: number, clamp: RetryAfterClamp): number {
-  return Math.min(clamp.maxMs, Math.max(clamp.minMs, ms));
 }

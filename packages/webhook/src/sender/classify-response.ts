@@ -1,5 +1,5 @@
 import { isQueueError, redactSecrets } from '@queueport/core';
-import { clampRetryAfter, parseRetryAfter, type RetryAfterClamp } from '../retry/retry-after';
+import { parseRetryAfter } from '../retry/retry-after';
 import type { DeliveryOutcome } from '../sender-types';
 import { findDestinationRefusal } from '../ssrf/destination-refused-error';
 
@@ -15,7 +15,6 @@ export type HeaderBag = Readonly<Record<string, string | readonly string[] | und
 export interface ResponseClassifyOptions {
   /** For Retry-After HTTP-dates. */
   nowMs: number;
-  retryAfter: RetryAfterClamp;
 }
 
 /**
@@ -38,12 +37,12 @@ export function classifyResponse(
     return { kind: 'disable', status, reason: 'http 410: the destination asked to be disabled' };
   if (status === 408 || status === 409 || status === 429 || (status >= 500 && status < 600)) {
     // RFC 9110 and 6585 define Retry-After for 503 and 429; elsewhere it is not a promise.
-    const wanted =
+    // Reported as asked: the retry policy bounds it, in the one place every Retry-After is merged.
+    const retryAfterMs =
       status === 429 || status === 503
         ? parseRetryAfter(header(headers, 'retry-after'), options.nowMs)
         : undefined;
-    if (wanted === undefined) return { kind: 'retry', status, reason: `http ${status}` };
-    const retryAfterMs = clampRetryAfter(wanted, options.retryAfter);
+    if (retryAfterMs === undefined) return { kind: 'retry', status, reason: `http ${status}` };
     return { kind: 'retry', status, reason: `http ${status}, retry after ${retryAfterMs} ms`, retryAfterMs };
   }
   if (status >= 400 && status < 500) return { kind: 'terminal', status, reason: `http ${status}` };

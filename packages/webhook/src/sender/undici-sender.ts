@@ -7,7 +7,6 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   type IdempotencyKeyStyle,
 } from '../idempotency-key';
-import { resolveRetrySchedule } from '../retry/retry-schedule';
 import type { DeliveryOutcome, Destination, WebhookRequest, WebhookSender } from '../sender-types';
 import { secretFragments } from '../signing/signing-secret';
 import { WebhookSigner } from '../signing/webhook-signer';
@@ -124,11 +123,8 @@ class UndiciWebhookSender implements WebhookSender {
     if (!verdict.allowed) return classifyError(verdict.error);
 
     let headers: Record<string, string>;
-    let retryAfter: { minMs: number; maxMs: number };
     try {
       headers = this.#headers(request, destination);
-      const retry = resolveRetrySchedule(destination.retry);
-      retryAfter = { minMs: retry.retryAfterMinMs, maxMs: retry.retryAfterMaxMs };
     } catch (error) {
       return classifyError(error, { knownSecrets });
     }
@@ -148,10 +144,7 @@ class UndiciWebhookSender implements WebhookSender {
         body: request.body,
         signal,
       });
-      const classified = classifyResponse(response.statusCode, response.headers, {
-        nowMs: this.#now(),
-        retryAfter,
-      });
+      const classified = classifyResponse(response.statusCode, response.headers, { nowMs: this.#now() });
       const sample = await readCappedBody(response.body, this.#maxResponseBytes);
       // A receiver may echo our request back (an Authorization header included): redact it.
       return { ...classified, response: { ...sample, body: redactSecrets(sample.body, knownSecrets) } };

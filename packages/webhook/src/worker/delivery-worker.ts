@@ -7,13 +7,16 @@ import {
   type Envelope,
   encodeEnvelope,
   fitDelay,
+  giveUpDelivery,
   isQueueError,
+  nextRetry,
   type Queue,
   QueueError,
+  type RetryPolicy,
 } from '@queueport/core';
 import type { ClaimResult, Ledger } from '@queueport/ledger';
 import type { Destination, DestinationRegistry } from '../destinations';
-import { DEFAULT_RETRY_SCHEDULE, nextRetry, type RetrySchedule } from '../retry';
+import { resolveRetrySchedule } from '../retry';
 import type { DeliveryOutcome, WebhookSender } from '../sender';
 import { type CrashInjector, type CrashPoint, SimulatedCrash } from './crash-points';
 
@@ -44,8 +47,8 @@ export interface DeliveryWorkerOptions {
   /** Must outlast the sender's request timeout plus `leaseMarginSeconds`, or two workers send at once. */
   ledgerLeaseSeconds?: number;
   leaseMarginSeconds?: number;
-  /** Default retry schedule; a destination's own `retry` wins. */
-  retry?: RetrySchedule;
+  /** Retry policy over DEFAULT_RETRY_SCHEDULE; a destination's own `retry` wins field by field. */
+  retry?: Partial<RetryPolicy>;
   registry?: DestinationRegistry;
   workerId?: string;
   clock?: Clock;
@@ -70,12 +73,12 @@ export class DeliveryWorker {
   readonly ledgerLeaseSeconds: number;
   readonly #options: DeliveryWorkerOptions;
   readonly #clock: Clock;
-  readonly #retry: RetrySchedule;
+  readonly #retry: RetryPolicy;
 
   constructor(options: DeliveryWorkerOptions) {
     this.#options = options;
     this.#clock = options.clock ?? options.queue.clock;
-    this.#retry = options.retry ?? DEFAULT_RETRY_SCHEDULE;
+    this.#retry = resolveRetrySchedule(options.retry);
     this.workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
     const margin = options.leaseMarginSeconds ?? DEFAULT_MARGIN_SECONDS;
     const floor = options.sender.requestTimeoutMs / 1000 + margin;
@@ -100,6 +103,15 @@ export class DeliveryWorker {
     const { queue } = this.#options;
     const leaseSeconds =
       options.leaseSeconds ?? Math.min(queue.capabilities.leaseSeconds.max, this.ledgerLeaseSeconds);
+    const redrive = queue.capabilities.deadLetter.redriveAfterReceives;
+    if (redrive !== null && redrive < this.#retry.maxAttempts) {
+      // Every attempt is a receive: the provider would dead-letter events the ledger still retries.
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `${queue.name} dead-letters after ${redrive} receives, fewer than the ${this.#retry.maxAttempts} attempts of the retry policy`,
+        { details: { redriveAfterReceives: redrive, maxAttempts: this.#retry.maxAttempts } },
+      );
+    }
     if (!queue.capabilities.leaseExtension && leaseSeconds < this.ledgerLeaseSeconds) {
       // Without extension, a queue lease shorter than a send would hand the message to a second
       // worker mid-request; the ledger would answer "busy", but only after a wasted receive.
@@ -212,7 +224,8 @@ export class DeliveryWorker {
     }
     let reason = outcome.reason;
     if (outcome.kind === 'retry') {
-      const next = nextRetry(destination?.retry ?? this.#retry, attempt.attempt, outcome.retryAfterMs);
+      const policy = destination?.retry ? resolveRetrySchedule(destination.retry, this.#retry) : this.#retry;
+      const next = nextRetry(policy, attempt.attempt, outcome.retryAfterMs);
       if (!next.giveUp) {
         const delayMs = Math.ceil(next.delayMs);
         await ledger.release({ eventId, owner, outcome: reason, retryAt: this.#clock.now() + delayMs });
@@ -225,10 +238,15 @@ export class DeliveryWorker {
     return { result: 'failed', reason };
   }
 
-  /** Terminal: the ledger holds the history; the message goes to the dead letters where there are any. */
+  /**
+   * Terminal, by core's one give-up rule: the message goes to the dead letters where the provider
+   * can move it, else it is acked, since the ledger (the worker's sink) already holds the failure.
+   */
   async #giveUp(delivery: Delivery, reason: string): Promise<void> {
-    if (this.#options.queue.capabilities.deadLetter) await delivery.deadLetter(reason);
-    else await delivery.ack();
+    await giveUpDelivery(this.#options.queue, delivery, reason, {
+      sink: ledgerHoldsIt,
+      keepDelayMs: this.#retry.maxMs,
+    });
   }
 
   #checkpoint(point: CrashPoint, eventId: string): void {
@@ -243,3 +261,6 @@ export class DeliveryWorker {
     }
   }
 }
+
+/** The ledger row already records the failure and its reason: nothing more to keep. */
+const ledgerHoldsIt = async (): Promise<void> => {};

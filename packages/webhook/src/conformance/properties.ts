@@ -1,6 +1,5 @@
+import { type ConformanceProperty, check, defineProperty, show } from '@queueport/conformance';
 import fc from 'fast-check';
-import { type ConformanceProperty, defineProperty } from '../properties/property';
-import { check, show } from '../support';
 import { tally } from './checker';
 import { type LedgerFactory, runCrashScenario, type ScenarioOutcome } from './run-scenario';
 import { crashScenarioArb } from './scenario';

@@ -1,14 +1,13 @@
+import { runConformance, virtualTimeHarness } from '@queueport/conformance';
+import type { Ledger } from '@queueport/ledger';
+import { temporarySqliteLedger } from '@queueport/ledger/sqlite';
+import { MemoryDriver } from '@queueport/memory';
 import {
   crashScenarioArb,
   crashWindowProperties,
   type LedgerFactory,
-  runConformance,
   runCrashScenario,
-  temporarySqliteLedger,
-  virtualTimeHarness,
-} from '@queueport/conformance';
-import type { Ledger } from '@queueport/ledger';
-import { MemoryDriver } from '@queueport/memory';
+} from '@queueport/webhook/conformance';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

@@ -1,15 +1,10 @@
+import { type ConformanceHarness, type Session, withSession } from '@queueport/conformance';
 import { type Clock, systemClock } from '@queueport/core';
 import type { Ledger } from '@queueport/ledger';
-import {
-  buildReconciliationReport,
-  type CrashInjector,
-  createWebhookSender,
-  DeliveryWorker,
-  type ReconciliationReport,
-} from '@queueport/webhook';
-import { startReferenceReceiver } from '@queueport/webhook/reference-receiver';
-import type { ConformanceHarness } from '../harness';
-import { type Session, withSession } from '../support';
+import { buildReconciliationReport, type ReconciliationReport } from '../reconcile';
+import { startReferenceReceiver } from '../reference-receiver';
+import { createWebhookSender } from '../sender';
+import { type CrashInjector, DeliveryWorker } from '../worker';
 import { classify, type EventHistory, type EventVerdict } from './checker';
 import type { CrashScenario } from './scenario';
 
@@ -66,10 +61,11 @@ export async function runCrashScenario(
           }),
       );
       const published = new Set<string>();
-      for (const { event, gapSeconds } of scenario.publishes) {
+      for (const { event, gapSeconds, delaySeconds } of scenario.publishes) {
         if (gapSeconds > 0) await session.clock.advance(gapSeconds * 1000);
         await session.queue.publish({
           envelope: session.envelope(`e${event}`, { event, amount: 4200 + event }),
+          delaySeconds,
         });
         published.add(eventIds[event]!);
       }

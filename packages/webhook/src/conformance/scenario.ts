@@ -1,11 +1,15 @@
-import { CRASH_POINTS, type CrashPoint } from '@queueport/webhook';
 import fc from 'fast-check';
+import { CRASH_POINTS, type CrashPoint } from '../worker';
 
 /** What fast-check chooses for one crash-window run. */
 export interface CrashScenario {
   events: number;
-  /** Publishes in order; `gapSeconds` passes before each (301 s steps past a 5-minute dedupe window). */
-  publishes: Array<{ event: number; gapSeconds: number }>;
+  /**
+   * Publishes in order; `gapSeconds` passes before each (301 s steps past a 5-minute dedupe
+   * window); `delaySeconds` past SQS's 900 s goes through the delay bridge where the driver
+   * needs it, so a crash can fall between two hops.
+   */
+  publishes: Array<{ event: number; gapSeconds: number; delaySeconds: number }>;
   /** Crash the `nth` time any worker reaches `point` for `event`. */
   crashes: Array<{ event: number; point: CrashPoint; nth: number }>;
   workers: number;
@@ -22,6 +26,7 @@ export const crashScenarioArb: fc.Arbitrary<CrashScenario> = fc.integer({ min: 1
       fc.record({
         event: fc.integer({ min: 0, max: events - 1 }),
         gapSeconds: fc.constantFrom(0, 0, 1, 301),
+        delaySeconds: fc.constantFrom(0, 0, 0, 1000),
       }),
       { minLength: 1, maxLength: 8 },
     ),

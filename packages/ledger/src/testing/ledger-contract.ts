@@ -1,6 +1,7 @@
-import { isQueueError, payloadDigest, QueueError, VirtualClock } from '@queueport/core';
-import type { ClaimRequest, Ledger, LedgerRecord } from '@queueport/ledger';
+import { isQueueError, payloadDigest, QueueError } from '@queueport/core';
+import { VirtualClock } from '@queueport/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ClaimRequest, Ledger, LedgerRecord } from '../ledger';
 
 export interface LedgerHarness {
   ledger: Ledger;

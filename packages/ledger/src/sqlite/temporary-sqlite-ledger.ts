@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteLedger } from '@queueport/ledger';
-import type { LedgerFactory } from './run-scenario';
+import type { Clock } from '@queueport/core';
+import type { Ledger } from '../ledger';
+import { SqliteLedger } from './sqlite-ledger';
 
 /** A throwaway SQLite ledger per run in the temp directory, removed with its WAL files afterwards. */
-export const temporarySqliteLedger: LedgerFactory = async (clock) => {
+export async function temporarySqliteLedger(
+  clock: Clock,
+): Promise<{ ledger: Ledger; dispose(): Promise<void> }> {
   const filename = join(tmpdir(), `queueport-crash-${process.pid}-${randomUUID()}.sqlite`);
-  const ledger = await openSqliteLedger({ filename, clock });
+  const ledger = await SqliteLedger.open({ filename, clock });
   return {
     ledger,
     async dispose() {
@@ -16,4 +19,4 @@ export const temporarySqliteLedger: LedgerFactory = async (clock) => {
       await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${filename}${suffix}`, { force: true })));
     },
   };
-};
+}

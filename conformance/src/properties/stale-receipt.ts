@@ -1,0 +1,50 @@
+import fc from 'fast-check';
+import { check, checkEqual, checkRejects, withSession } from '../support';
+import { defineProperty } from './property';
+
+const OPERATIONS = ['ack', 'release', 'extend'] as const;
+
+/**
+ * A worker whose lease ran out while another took the message must not settle it: its stale
+ * ack, release or extension fails with LEASE_LOST and leaves the new holder's lease alone. The
+ * provider refuses it (`staleReceipt: 'rejected'`) or, where it cannot tell, the Queue does.
+ */
+export const staleReceipt = defineProperty({
+  id: 'stale-receipt',
+  title: 'settling with a receipt whose message was redelivered fails with LEASE_LOST and changes nothing',
+  build: (harness) =>
+    fc.asyncProperty(
+      fc.record({
+        leaseSeconds: fc.integer({ min: 1, max: 3600 }),
+        operations: fc.subarray([...OPERATIONS], { minLength: 1 }),
+      }),
+      async ({ leaseSeconds, operations }) =>
+        withSession(harness, async (session) => {
+          const lease = session.timing.virtual ? Math.min(leaseSeconds, session.caps.leaseSeconds.max) : 1;
+          const envelope = session.envelope('stale');
+          await session.queue.publish({ envelope });
+          const [stale] = await session.receive(1, lease);
+          check(stale, 'the published message was not delivered');
+          await session.clock.advance(lease * 1000 + session.timing.slackMs);
+          const [current] = await session.receive(1);
+          check(current, `the message was not redelivered after its ${lease} s lease ran out`);
+          checkEqual(current.envelope.event_id, envelope.event_id, 'redelivered event');
+          for (const operation of operations) {
+            if (operation === 'extend' && !session.caps.leaseExtension) continue;
+            await checkRejects(
+              () =>
+                operation === 'ack'
+                  ? stale.ack()
+                  : operation === 'release'
+                    ? stale.release({ delaySeconds: 0 })
+                    : stale.extendLease(lease),
+              'LEASE_LOST',
+              `${operation} with the receipt of the earlier delivery`,
+            );
+          }
+          await session.expectNothing('after stale settles, while the redelivery still holds its lease');
+          await current.ack();
+          await session.expectNothing('after the current holder acked');
+        }),
+    ),
+});

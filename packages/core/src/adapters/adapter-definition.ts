@@ -1,0 +1,77 @@
+import type { Clock } from '../clock';
+import type { Driver } from '../driver';
+
+/** What opening a driver or an admin may take besides the URL. */
+export interface OpenContext {
+  /** For adapters that declare `virtualClock`: the clock their leases and delays live by. */
+  clock?: Clock;
+  /** Where secrets are read from (never from the URL's query); process.env by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface QueueStats {
+  /** Messages held: waiting, delayed and leased; null where the provider does not say. */
+  depth: number | null;
+  /** Age of the oldest message that could be received now, in seconds; null where unknown or empty. */
+  oldestReadyAgeSeconds: number | null;
+  /** Messages in the dead letters; null where the provider does not say. */
+  deadLetters: number | null;
+}
+
+export interface DeadLetterRecord {
+  messageId: string;
+  eventId: string | undefined;
+  body: string;
+  attributes: Readonly<Record<string, string>>;
+  receiveCount: number;
+  reason: string | undefined;
+  /** Epoch ms when it was moved, where known. */
+  at: number | undefined;
+}
+
+export interface CreateQueueRequest {
+  /** A name the provider accepts; scratch queues for drills get unique ones. */
+  name: string;
+  /** The provider moves a message to the dead letters after this many receives (where it can). */
+  redriveAfterReceives?: number;
+  /** Provider-specific settings, as the adapter's README lists them (e.g. `fifo: true`). */
+  settings?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/**
+ * A provider's administration, for drills, the CLI and the suite: scratch queues, depth, dead
+ * letters. Opened from a provider URL; queues are named by their own URLs.
+ */
+export interface QueueAdmin {
+  /** Creates a queue and returns the URL that opens it. */
+  createQueue(request: CreateQueueRequest): Promise<string>;
+  deleteQueue(url: string): Promise<void>;
+  stats(url: string): Promise<QueueStats>;
+  /** Oldest first. */
+  listDeadLetters?(url: string, options: { limit: number }): Promise<DeadLetterRecord[]>;
+  /** Moves up to `limit` dead letters back to the queue; returns how many moved. */
+  redriveDeadLetters?(url: string, options: { limit: number }): Promise<number>;
+  /** Deletes every message the queue holds (not its dead letters). */
+  purge?(url: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * One provider, as a package exports it: its URL scheme, how to open a driver from a URL, and
+ * optionally its admin surface. In the spirit of Go CDK's URL openers, so the CLI and the suite
+ * open any provider with no code of their own.
+ */
+export interface AdapterDefinition {
+  /** The URL scheme without the colon: `memory`, `sqs`, `bullmq`, `infrai`. */
+  scheme: string;
+  /** The package that exports it, for messages. */
+  packageName: string;
+  /** Whether `open` honours `context.clock`, so the suite can run it on virtual time. */
+  virtualClock: boolean;
+  open(url: URL, context: OpenContext): Driver | Promise<Driver>;
+  admin?(url: URL, context: OpenContext): QueueAdmin | Promise<QueueAdmin>;
+}
+
+export function defineAdapter(definition: AdapterDefinition): AdapterDefinition {
+  return definition;
+}

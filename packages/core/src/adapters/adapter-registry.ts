@@ -1,0 +1,79 @@
+import { QueueError } from '../errors';
+import { Queue, type QueueOptions } from '../queue/queue';
+import type { AdapterDefinition, OpenContext, QueueAdmin } from './adapter-definition';
+import { redactUrl } from './redact-url';
+
+export interface OpenQueueOptions extends QueueOptions, Pick<OpenContext, 'env'> {
+  adapters: readonly AdapterDefinition[];
+}
+
+/** The adapters an application (or the CLI) knows, picked by URL scheme. */
+export class AdapterRegistry {
+  readonly #byScheme = new Map<string, AdapterDefinition>();
+
+  constructor(definitions: readonly AdapterDefinition[]) {
+    for (const definition of definitions) {
+      const existing = this.#byScheme.get(definition.scheme);
+      if (existing && existing !== definition) {
+        throw new QueueError(
+          'INVALID_ARGUMENT',
+          `two adapters claim the scheme ${definition.scheme}: ${existing.packageName} and ${definition.packageName}`,
+        );
+      }
+      this.#byScheme.set(definition.scheme, definition);
+    }
+  }
+
+  get schemes(): string[] {
+    return [...this.#byScheme.keys()];
+  }
+
+  resolve(url: string | URL): { definition: AdapterDefinition; url: URL } {
+    let parsed: URL;
+    try {
+      parsed = url instanceof URL ? url : new URL(url);
+    } catch {
+      throw new QueueError('INVALID_ARGUMENT', `not a queue URL: ${redactUrl(String(url))}`);
+    }
+    const scheme = parsed.protocol.replace(/:$/, '');
+    const definition = this.#byScheme.get(scheme);
+    if (!definition) {
+      const known = this.schemes.map((s) => `${s}://`).join(', ') || 'none';
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `no adapter for ${scheme}:// (${redactUrl(parsed)}); registered: ${known}. Install and register the adapter package for it`,
+        { details: { scheme, registered: this.schemes } },
+      );
+    }
+    return { definition, url: parsed };
+  }
+
+  async openDriver(url: string | URL, context: OpenContext = {}) {
+    const { definition, url: parsed } = this.resolve(url);
+    return definition.open(parsed, context);
+  }
+
+  /** Opens the portable Queue over the driver the URL names. */
+  async openQueue(url: string | URL, options: QueueOptions & Pick<OpenContext, 'env'> = {}): Promise<Queue> {
+    const { env, ...queueOptions } = options;
+    const driver = await this.openDriver(url, {
+      ...(queueOptions.clock ? { clock: queueOptions.clock } : {}),
+      ...(env ? { env } : {}),
+    });
+    return new Queue(driver, queueOptions);
+  }
+
+  async openAdmin(url: string | URL, context: OpenContext = {}): Promise<QueueAdmin> {
+    const { definition, url: parsed } = this.resolve(url);
+    if (!definition.admin) {
+      throw new QueueError('INVALID_ARGUMENT', `${definition.packageName} has no admin surface`);
+    }
+    return definition.admin(parsed, context);
+  }
+}
+
+/** `openQueue('memory://orders', { adapters: [memoryAdapter] })`: the Queue for a URL, by scheme. */
+export function openQueue(url: string | URL, options: OpenQueueOptions): Promise<Queue> {
+  const { adapters, ...rest } = options;
+  return new AdapterRegistry(adapters).openQueue(url, rest);
+}

@@ -1,0 +1,11 @@
+export {
+  type AdapterDefinition,
+  type CreateQueueRequest,
+  type DeadLetterRecord,
+  defineAdapter,
+  type OpenContext,
+  type QueueAdmin,
+  type QueueStats,
+} from './adapter-definition';
+export { AdapterRegistry, type OpenQueueOptions, openQueue } from './adapter-registry';
+export { redactUrl } from './redact-url';

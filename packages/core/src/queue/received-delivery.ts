@@ -1,0 +1,66 @@
+import type { DriverMessage } from '../driver';
+import type { Envelope } from '../envelope';
+import type { Delivery } from './delivery';
+
+/** What a delivery asks of the Queue that made it: the Queue owns every call to the driver. */
+export interface DeliverySettler {
+  ackOne(delivery: ReceivedDelivery): Promise<void>;
+  releaseOne(delivery: ReceivedDelivery, delaySeconds: number | undefined): Promise<void>;
+  extendOne(delivery: ReceivedDelivery, leaseSeconds: number): Promise<void>;
+  deadLetterOne(delivery: ReceivedDelivery, reason: string): Promise<void>;
+}
+
+/** A delivery as the Queue hands it out: a class, so a receive of many costs no closures per message. */
+export class ReceivedDelivery implements Delivery {
+  readonly envelope: Envelope;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly receiveCount: number;
+  readonly message: DriverMessage;
+  /** Which Queue made it, so a batch settle can refuse another queue's deliveries. */
+  readonly settler: DeliverySettler;
+  leaseExpiresAt: number;
+  settled = false;
+
+  constructor(
+    settler: DeliverySettler,
+    message: DriverMessage,
+    envelope: Envelope,
+    arrival: { attributes: Record<string, string>; receiveCount: number },
+    leaseExpiresAt: number,
+  ) {
+    this.settler = settler;
+    this.message = message;
+    this.envelope = envelope;
+    this.attributes = arrival.attributes;
+    this.receiveCount = arrival.receiveCount;
+    this.leaseExpiresAt = leaseExpiresAt;
+  }
+
+  get messageId(): string {
+    return this.message.messageId;
+  }
+
+  get receipt(): string {
+    return this.message.receipt;
+  }
+
+  get groupId(): string | undefined {
+    return this.message.groupId;
+  }
+
+  ack(): Promise<void> {
+    return this.settler.ackOne(this);
+  }
+
+  release(options: { delaySeconds?: number } = {}): Promise<void> {
+    return this.settler.releaseOne(this, options.delaySeconds);
+  }
+
+  extendLease(leaseSeconds: number): Promise<void> {
+    return this.settler.extendOne(this, leaseSeconds);
+  }
+
+  deadLetter(reason: string): Promise<void> {
+    return this.settler.deadLetterOne(this, reason);
+  }
+}

@@ -1,0 +1,1 @@
+export { describeLedgerContract, type LedgerHarness, type OpenLedger } from './ledger-contract';

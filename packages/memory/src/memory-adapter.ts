@@ -1,0 +1,120 @@
+import type { DeadLetterRecord, QueueAdmin } from '@queueport/core';
+import {
+  type AdapterDefinition,
+  type Clock,
+  type Driver,
+  defineAdapter,
+  QueueError,
+} from '@queueport/core/driver';
+import { MemoryDriver } from './memory-driver';
+import { formatMemoryUrl, parseMemoryUrl } from './memory-url';
+
+/**
+ * Named memory queues, shared by every open of the same URL in this process: a publisher and a
+ * consumer that open `memory://orders` meet, as they would at a real provider.
+ */
+const queues = new Map<string, { driver: MemoryDriver; query: string }>();
+
+function named(url: URL, clock: Clock | undefined): MemoryDriver {
+  const { name, options } = parseMemoryUrl(url);
+  if (!name) throw new QueueError('INVALID_ARGUMENT', 'a memory:// URL names its queue: memory://orders');
+  const query = url.searchParams.toString();
+  const existing = queues.get(name);
+  if (existing) {
+    if (query && query !== existing.query) {
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `memory queue ${name} is open with options "${existing.query}", not "${query}"`,
+      );
+    }
+    return existing.driver;
+  }
+  const driver = new MemoryDriver({ ...options, name: `memory:${name}`, ...(clock ? { clock } : {}) });
+  queues.set(name, { driver, query });
+  return driver;
+}
+
+function existing(url: string): MemoryDriver {
+  const { name } = parseMemoryUrl(new URL(url));
+  const found = queues.get(name);
+  if (!found) throw new QueueError('NOT_FOUND', `no memory queue named ${name}`);
+  return found.driver;
+}
+
+/** A handle onto a shared queue: closing it stops its own receives, not the queue. */
+function handle(target: MemoryDriver): Driver {
+  const closed = new AbortController();
+  const open = <A, R>(call: (arg: A) => Promise<R>) => {
+    return async (arg: A): Promise<R> => {
+      if (closed.signal.aborted) throw new QueueError('CLOSED', `${target.name} driver is closed`);
+      return call(arg);
+    };
+  };
+  return {
+    name: target.name,
+    capabilities: target.capabilities,
+    publish: open((messages: Parameters<Driver['publish']>[0]) => target.publish(messages)),
+    receive: open((request: Parameters<Driver['receive']>[0]) =>
+      target.receive({
+        ...request,
+        signal: request.signal ? AbortSignal.any([request.signal, closed.signal]) : closed.signal,
+      }),
+    ),
+    ack: open((receipts: readonly string[]) => target.ack(receipts)),
+    release: open((entries: Parameters<Driver['release']>[0]) => target.release(entries)),
+    extendLease: open((entries: Parameters<MemoryDriver['extendLease']>[0]) => target.extendLease(entries)),
+    deadLetter: open((entries: Parameters<MemoryDriver['deadLetter']>[0]) => target.deadLetter(entries)),
+    close: async () => closed.abort('closed'),
+  };
+}
+
+function admin(base: URL, clock: Clock | undefined): QueueAdmin {
+  return {
+    async createQueue(request) {
+      const options = new URLSearchParams(base.searchParams);
+      if (request.redriveAfterReceives !== undefined) {
+        options.set('maxReceives', String(request.redriveAfterReceives));
+      }
+      for (const [key, value] of Object.entries(request.settings ?? {})) options.set(key, String(value));
+      const url = formatMemoryUrl(request.name, options);
+      if (queues.has(request.name))
+        throw new QueueError('INVALID_ARGUMENT', `memory queue ${request.name} exists`);
+      named(new URL(url), clock);
+      return url;
+    },
+    async deleteQueue(url) {
+      const driver = existing(url);
+      queues.delete(parseMemoryUrl(new URL(url)).name);
+      await driver.close();
+    },
+    stats: async (url) => existing(url).stats(),
+    async listDeadLetters(url, { limit }) {
+      return existing(url)
+        .deadLetters()
+        .slice(0, limit)
+        .map(
+          (dead): DeadLetterRecord => ({
+            messageId: dead.messageId,
+            eventId: dead.eventId,
+            body: dead.body,
+            attributes: dead.attributes,
+            receiveCount: dead.receiveCount,
+            reason: dead.reason,
+            at: dead.at,
+          }),
+        );
+    },
+    redriveDeadLetters: async (url, { limit }) => existing(url).redriveDeadLetters(limit),
+    purge: async (url) => existing(url).purge(),
+    close: async () => {},
+  };
+}
+
+/** `memory://name?options`: in-process queues, on virtual time when the caller passes a clock. */
+export const memoryAdapter: AdapterDefinition = defineAdapter({
+  scheme: 'memory',
+  packageName: '@queueport/memory',
+  virtualClock: true,
+  open: (url, context) => handle(named(url, context.clock)),
+  admin: (url, context) => admin(url, context.clock),
+});

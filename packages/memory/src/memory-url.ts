@@ -1,0 +1,73 @@
+import { type Capabilities, type DedupeCapability, QueueError } from '@queueport/core/driver';
+import type { MemoryDriverOptions } from './memory-driver';
+
+type UrlOptions = Omit<MemoryDriverOptions, 'clock' | 'name'>;
+
+const ORDERINGS: readonly Capabilities['ordering'][] = ['fifo-per-group', 'fifo-single-consumer', 'none'];
+
+/**
+ * `memory://orders?dedupe=window:300&ordering=fifo-per-group&nativeMaxDelaySeconds=900`: the
+ * queue's name is the host, its options the query. Unknown options are refused by name, so a
+ * typo never silently means the default.
+ */
+export function parseMemoryUrl(url: URL): { name: string; options: UrlOptions } {
+  const name = decodeURIComponent(`${url.host}${url.pathname}`).replace(/\/+$/, '');
+  const options: UrlOptions = {};
+  for (const [key, value] of url.searchParams) {
+    switch (key) {
+      case 'dedupe':
+        options.dedupe = parseDedupe(value);
+        break;
+      case 'ordering':
+        if (!ORDERINGS.includes(value as Capabilities['ordering']))
+          throw bad(key, value, ORDERINGS.join(', '));
+        options.ordering = value as Capabilities['ordering'];
+        break;
+      case 'fractionalDelay':
+        if (value !== 'true' && value !== 'false') throw bad(key, value, 'true or false');
+        options.fractionalDelay = value === 'true';
+        break;
+      case 'retentionSeconds':
+      case 'batchMax':
+      case 'maxReceives':
+      case 'nativeMaxDelaySeconds':
+        options[key] = positiveInteger(key, value);
+        break;
+      default:
+        throw new QueueError('INVALID_ARGUMENT', `memory:// URLs take no option "${key}"`, {
+          details: { field: key },
+        });
+    }
+  }
+  return { name, options };
+}
+
+/** The URL that opens a queue with these options again. */
+export function formatMemoryUrl(name: string, options: URLSearchParams): string {
+  const query = options.toString();
+  return `memory://${encodeURIComponent(name)}${query ? `?${query}` : ''}`;
+}
+
+function parseDedupe(value: string): DedupeCapability {
+  if (value === 'none') return { kind: 'none' };
+  if (value === 'while-retained') return { kind: 'while-retained' };
+  const match = /^window:(\d+)$/.exec(value);
+  if (match && Number(match[1]) > 0) return { kind: 'window', windowSeconds: Number(match[1]) };
+  throw bad('dedupe', value, 'none, while-retained or window:<seconds>');
+}
+
+function positiveInteger(key: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw bad(key, value, 'a positive integer');
+  return n;
+}
+
+function bad(key: string, value: string, expected: string): QueueError {
+  return new QueueError(
+    'INVALID_ARGUMENT',
+    `memory:// option ${key}=${value} is invalid: expected ${expected}`,
+    {
+      details: { field: key },
+    },
+  );
+}
