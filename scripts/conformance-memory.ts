@@ -1,8 +1,9 @@
 /**
  * The main job until the `queueport` CLI lands: the conformance suite (queue contract and crash
- * window) against the in-memory reference driver, printed for people (or as JSON with --json).
+ * window) against the in-memory reference driver, opened by URL through its adapter definition,
+ * printed for people (or as JSON with --json).
  *
- *   pnpm conformance:memory [--json] [--seed N] [--runs N] [--only id,id] [--path P]
+ *   pnpm conformance:memory [--url memory://?nativeMaxDelaySeconds=900] [--json] [--seed N] [--runs N] [--only id,id] [--path P]
  */
 import { parseArgs } from 'node:util';
 import {
@@ -11,14 +12,15 @@ import {
   formatResultLine,
   queueProperties,
   runConformance,
-  virtualTimeHarness,
+  adapterHarness,
 } from '@queueport/conformance';
 import { temporarySqliteLedger } from '@queueport/ledger/sqlite';
-import { MemoryDriver } from '@queueport/memory';
+import { memoryAdapter } from '@queueport/memory';
 import { crashWindowProperties } from '@queueport/webhook/conformance';
 
 const { values } = parseArgs({
   options: {
+    url: { type: 'string', default: 'memory://' },
     json: { type: 'boolean', default: false },
     seed: { type: 'string' },
     runs: { type: 'string' },
@@ -27,7 +29,7 @@ const { values } = parseArgs({
   },
 });
 
-const harness = virtualTimeHarness('memory', (clock) => new MemoryDriver({ clock }));
+const harness = adapterHarness(memoryAdapter, values.url, { name: values.url });
 const report = await runConformance(harness, {
   // The queue contract, then the crash window over a throwaway SQLite ledger.
   properties: [...queueProperties, ...crashWindowProperties(temporarySqliteLedger)],
@@ -41,7 +43,7 @@ const report = await runConformance(harness, {
       console.error(`running ${event.total} properties against ${event.harness} (seed ${event.seed})`);
     if (event.kind === 'property-end') {
       console.error(`[${event.index + 1}/${event.total}] ${formatResultLine(event.result)}`);
-      if (event.result.status === 'failed') console.error(formatFailure(event.result, 'memory'));
+      if (event.result.status === 'failed') console.error(formatFailure(event.result, harness.name));
     }
   },
 });

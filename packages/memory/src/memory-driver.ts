@@ -103,20 +103,7 @@ export class MemoryDriver implements Driver {
       if (refused) return { ok: false, error: refused };
       const holder = this.#dedupe.holder(message.dedupeKey, now, (id) => this.#messages.has(id));
       if (holder) return { ok: true, messageId: holder, duplicate: true };
-      const seq = this.#seq++;
-      const messageId = `${this.#instance}-${seq}`;
-      this.#messages.set(messageId, {
-        seq,
-        messageId,
-        eventId: message.eventId,
-        body: message.body,
-        attributes: { ...message.attributes },
-        groupId: message.groupId,
-        enqueuedAt: now,
-        visibleAt: now + message.delaySeconds * 1000,
-        receiveCount: 0,
-        receipt: undefined,
-      });
+      const messageId = this.#enqueue(message, now, now + message.delaySeconds * 1000);
       this.#dedupe.remember(message.dedupeKey, messageId, now);
       return { ok: true, messageId, duplicate: false };
     });
@@ -208,22 +195,7 @@ export class MemoryDriver implements Driver {
     this.#assertOpen();
     const now = this.#clock.now();
     const moved = this.#deadLetters.splice(0, Math.max(0, limit));
-    for (const dead of moved) {
-      const seq = this.#seq++;
-      const messageId = `${this.#instance}-${seq}`;
-      this.#messages.set(messageId, {
-        seq,
-        messageId,
-        eventId: dead.eventId,
-        body: dead.body,
-        attributes: { ...dead.attributes },
-        groupId: dead.groupId,
-        enqueuedAt: now,
-        visibleAt: now,
-        receiveCount: 0,
-        receipt: undefined,
-      });
-    }
+    for (const dead of moved) this.#enqueue(dead, now, now);
     if (moved.length > 0) this.#notify();
     return moved.length;
   }
@@ -290,6 +262,29 @@ export class MemoryDriver implements Driver {
       );
     }
     return message;
+  }
+
+  /** Stores a new message (its id in seq order, so Map order is enqueue order) and returns its id. */
+  #enqueue(
+    message: Pick<StoredMessage, 'eventId' | 'body' | 'attributes' | 'groupId'> | OutgoingMessage,
+    now: number,
+    visibleAt: number,
+  ): string {
+    const seq = this.#seq++;
+    const messageId = `${this.#instance}-${seq}`;
+    this.#messages.set(messageId, {
+      seq,
+      messageId,
+      eventId: message.eventId,
+      body: message.body,
+      attributes: { ...message.attributes },
+      groupId: message.groupId,
+      enqueuedAt: now,
+      visibleAt,
+      receiveCount: 0,
+      receipt: undefined,
+    });
+    return messageId;
   }
 
   /** What a provider with these limits would refuse: the Queue should never send it. */

@@ -1,7 +1,7 @@
 import { QueueError } from '../errors';
 import type { Delivery } from '../queue/delivery';
 import type { Queue } from '../queue/queue';
-import { backoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry';
+import { type BackoffPolicy, backoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry';
 import { DEFAULT_REDELIVERY, decideOnFailure } from './failure-policy';
 import { type DeadLetterSink, giveUpDelivery } from './give-up';
 
@@ -48,6 +48,12 @@ export interface ConsumerStats {
   deadLettered: number;
   errors: number;
 }
+
+/**
+ * Pauses after failed receives: the Queue already retried the call itself, so this only keeps
+ * a consumer whose provider is down from spinning, and never gives up (it has nothing to lose).
+ */
+const RECEIVE_ERROR_BACKOFF: BackoffPolicy = { baseMs: 200, maxMs: 30_000, jitter: 1 };
 
 /** The loop behind `queue.consume`. Stops by draining: no new receives, in-flight work finishes. */
 export class Consumer {
@@ -115,7 +121,7 @@ export class Consumer {
         if (signal.aborted) break;
         this.#reportError(error);
         consecutiveErrors++;
-        await this.#pause(backoffDelay(consecutiveErrors, { baseMs: 200, maxMs: 30_000, jitter: 1 }));
+        await this.#pause(backoffDelay(consecutiveErrors, RECEIVE_ERROR_BACKOFF));
         continue;
       }
       if (batch.length === 0 && this.#waitSeconds === 0) await this.#pause(50);
