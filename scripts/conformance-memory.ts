@@ -7,12 +7,12 @@
  */
 import { parseArgs } from 'node:util';
 import {
+  adapterHarness,
   formatFailure,
   formatReport,
   formatResultLine,
   queueProperties,
   runConformance,
-  adapterHarness,
 } from '@queueport/conformance';
 import { temporarySqliteLedger } from '@queueport/ledger/sqlite';
 import { memoryAdapter } from '@queueport/memory';

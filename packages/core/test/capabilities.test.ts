@@ -33,11 +33,23 @@ describe('assertCapabilities', () => {
     ['maxBodyBytes 0', { maxBodyBytes: 0 }, 'maxBodyBytes must be a positive number'],
     ['maxBodyBytes NaN', { maxBodyBytes: Number.NaN }, 'maxBodyBytes must be a positive number'],
     ['batch.publish 0', { batch: { ...batchOf(10), publish: 0 } }, 'batch.publish must be an integer >= 1'],
-    ['batch.receive 1.5', { batch: { ...batchOf(10), receive: 1.5 } }, 'batch.receive must be an integer >= 1'],
-    ['batch.settle NaN', { batch: { ...batchOf(10), settle: Number.NaN } }, 'batch.settle must be an integer >= 1'],
+    [
+      'batch.receive 1.5',
+      { batch: { ...batchOf(10), receive: 1.5 } },
+      'batch.receive must be an integer >= 1',
+    ],
+    [
+      'batch.settle NaN',
+      { batch: { ...batchOf(10), settle: Number.NaN } },
+      'batch.settle must be an integer >= 1',
+    ],
     ['no batch limits', { batch: undefined as never }, 'batch.publish must be an integer >= 1'],
     ['negative longPollMaxSeconds', { longPollMaxSeconds: -1 }, 'longPollMaxSeconds must be >= 0'],
-    ['an unknown staleReceipt', { staleReceipt: 'maybe' as never }, "staleReceipt must be 'rejected' or 'ignored'"],
+    [
+      'an unknown staleReceipt',
+      { staleReceipt: 'maybe' as never },
+      "staleReceipt must be 'rejected' or 'ignored'",
+    ],
     [
       'a zero redriveAfterReceives',
       { deadLetter: { move: true, redriveAfterReceives: 0 } },
@@ -124,7 +136,9 @@ describe('effectiveCapabilities', () => {
   });
 
   it("reserves the bridge's bytes off the driver's body limit only when it bridges", () => {
-    const bridged = testCapabilities({ delay: { maxSeconds: 604_800, nativeMaxSeconds: 900, fractional: false } });
+    const bridged = testCapabilities({
+      delay: { maxSeconds: 604_800, nativeMaxSeconds: 900, fractional: false },
+    });
     expect(effectiveCapabilities(bridged, {}, BRIDGE_RESERVED_BYTES).maxBodyBytes).toBe(262_144 - 64);
     expect(effectiveCapabilities(testCapabilities(), {}, BRIDGE_RESERVED_BYTES).maxBodyBytes).toBe(262_144);
     // A roomy provider keeps the portable limit: the reserve comes off its own, larger one.

@@ -24,7 +24,8 @@ function codePoints(text: string): string[] {
 function assertFits(key: string, rules: ProviderKeyRules): void {
   const chars = codePoints(key);
   expect(chars.length).toBeLessThanOrEqual(rules.maxLength);
-  for (const char of chars) expect(rules.allowed.test(char), `char ${JSON.stringify(char)} in ${key}`).toBe(true);
+  for (const char of chars)
+    expect(rules.allowed.test(char), `char ${JSON.stringify(char)} in ${key}`).toBe(true);
   expect(rules.refuse?.(key) ?? false).toBe(false);
 }
 
@@ -89,7 +90,7 @@ describe('deriveProviderKey: distinct ids never share a key', () => {
 
   // Known bug (reported): lone surrogates pass envelope validation, but Buffer.from(char, 'utf8')
   // turns every one into U+FFFD's bytes, so distinct ids meet. Flip to `it` once fixed.
-  it.fails('keeps ids with distinct lone surrogates apart', () => {
+  it('keeps ids with distinct lone surrogates apart', () => {
     const keys = ['order-\uD800', 'order-\uDC00', 'order-\uFFFD'].map((id) => deriveProviderKey(id, SQS));
     expect(new Set(keys).size).toBe(3);
   });

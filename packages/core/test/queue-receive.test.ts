@@ -1,10 +1,4 @@
-import {
-  encodeEnvelope,
-  MAX_DELAY_SECONDS,
-  prepareEnvelope,
-  Queue,
-  type QueueError,
-} from '@queueport/core';
+import { encodeEnvelope, MAX_DELAY_SECONDS, prepareEnvelope, Queue, type QueueError } from '@queueport/core';
 import type { DriverMessage } from '@queueport/core/driver';
 import { describe, expect, it } from 'vitest';
 import { RecordingDriver } from './helpers/recording-driver';
@@ -83,8 +77,26 @@ describe('receive', () => {
     expect(driver.deadLettered.map((d) => d.receipt)).toEqual(['r-1', 'r-3']);
   });
 
+  it('tries again after a pass that held only invalid bodies, so a drain loop is not cut short', async () => {
+    const driver = new RecordingDriver();
+    driver.inbox.push(message(1, 'not json'), message(2, '{}'), message(3));
+    const deliveries = await new Queue(driver).receive({ maxMessages: 1 });
+    expect(deliveries.map((d) => d.messageId)).toEqual(['m-3']);
+    expect(driver.receiveCalls).toHaveLength(3);
+  });
+
+  it('gives up after a bounded number of such passes', async () => {
+    const driver = new RecordingDriver();
+    for (let n = 0; n < 80; n++) driver.inbox.push(message(n, 'not json'));
+    expect(await new Queue(driver).receive({ maxMessages: 1 })).toEqual([]);
+    expect(driver.receiveCalls.length).toBeLessThan(80);
+  });
+
   it('leaves an invalid body alone when the driver has no dead-letter destination', async () => {
-    const driver = new RecordingDriver({ capabilities: { deadLetter: noDeadLetters }, withoutDeadLetter: true });
+    const driver = new RecordingDriver({
+      capabilities: { deadLetter: noDeadLetters },
+      withoutDeadLetter: true,
+    });
     driver.inbox.push(message(1, '{}'));
     expect(await new Queue(driver).receive()).toEqual([]);
     expect(driver.acks).toEqual([]);

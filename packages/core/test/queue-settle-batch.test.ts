@@ -1,4 +1,11 @@
-import { type Delivery, encodeEnvelope, prepareEnvelope, Queue, QueueError, type QueueOptions } from '@queueport/core';
+import {
+  type Delivery,
+  encodeEnvelope,
+  prepareEnvelope,
+  Queue,
+  QueueError,
+  type QueueOptions,
+} from '@queueport/core';
 import { BRIDGE_ATTRIBUTE } from '@queueport/core/driver';
 import { describe, expect, it } from 'vitest';
 import { batchOf, RecordingDriver, type RecordingDriverOptions } from './helpers/recording-driver';
@@ -25,7 +32,9 @@ async function setup(count: number, options: RecordingDriverOptions = {}, queueO
   const queue = new Queue(driver, queueOptions);
   const deliveries: Delivery[] = [];
   while (deliveries.length < count) {
-    deliveries.push(...(await queue.receive({ maxMessages: Math.min(count, driver.capabilities.batch.receive) })));
+    deliveries.push(
+      ...(await queue.receive({ maxMessages: Math.min(count, driver.capabilities.batch.receive) })),
+    );
   }
   return { driver, queue, deliveries };
 }
@@ -43,7 +52,9 @@ describe('ackBatch and releaseBatch', () => {
 
   it('release in chunks of batch.settle, each with its own delay', async () => {
     const { driver, queue, deliveries } = await setup(7, settle3);
-    const results = await queue.releaseBatch(deliveries.map((delivery, n) => ({ delivery, delaySeconds: n })));
+    const results = await queue.releaseBatch(
+      deliveries.map((delivery, n) => ({ delivery, delaySeconds: n })),
+    );
     expect(driver.callsOf('release')).toHaveLength(3);
     expect(driver.releases).toEqual(deliveries.map((d, n) => ({ receipt: d.receipt, delaySeconds: n })));
     expect(results).toHaveLength(7);
@@ -83,7 +94,7 @@ describe('ackBatch and releaseBatch', () => {
   });
 
   it("makes a single delivery's ack throw its entry's error", async () => {
-    const { queue, deliveries } = await setup(1, {
+    const { deliveries } = await setup(1, {
       settleOutcome: () => ({ ok: false, error: new QueueError('NOT_FOUND', 'queue deleted') }),
     });
     await expect(deliveries[0]!.ack()).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'queue deleted' });
@@ -147,7 +158,22 @@ describe('releaseBatch over a bridged driver', () => {
     });
     const results = await queue.releaseBatch([{ delivery: deliveries[0]!, delaySeconds: 3_600 }]);
     expect(results[0]).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
-    expect(driver.settleCalls).toEqual([]);
+    // Only the lease check before the re-send: nothing settled the message.
+    expect(driver.settleCalls.map((call) => call.operation)).toEqual(['extendLease']);
     expect(deliveries[0]!.settled).toBe(false);
+  });
+
+  it('publishes no replacement hop when the provider says the lease is lost', async () => {
+    const { driver, queue, deliveries } = await setup(1, {
+      ...bridged,
+      settleOutcome: (operation) =>
+        operation === 'extendLease'
+          ? { ok: false, error: new QueueError('LEASE_LOST', 'redelivered since') }
+          : { ok: true },
+    });
+    const results = await queue.releaseBatch([{ delivery: deliveries[0]!, delaySeconds: 3_600 }]);
+    expect(results[0]).toMatchObject({ ok: false, error: { code: 'LEASE_LOST' } });
+    expect(driver.publishCalls.flat().filter((m) => m.dedupeKey !== m.eventId)).toEqual([]);
+    expect(driver.callsOf('ack')).toEqual([]);
   });
 });

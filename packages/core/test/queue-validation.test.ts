@@ -92,11 +92,7 @@ describe('a batch with one invalid message enqueues nothing', () => {
       input(9, { attributes: { tenant: 7 as unknown as string } }),
       'INVALID_ARGUMENT',
     ],
-    [
-      'too many attributes',
-      input(9, { attributes: attributes(MAX_ATTRIBUTES + 1) }),
-      'INVALID_ARGUMENT',
-    ],
+    ['too many attributes', input(9, { attributes: attributes(MAX_ATTRIBUTES + 1) }), 'INVALID_ARGUMENT'],
     [
       "the delay bridge's own attribute",
       input(9, { attributes: { 'queueport.bridge': '1:0:0:0' } }),

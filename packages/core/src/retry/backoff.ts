@@ -21,5 +21,6 @@ export function backoffDelay(
   const exponent = Math.max(0, Math.min(attempt - 1, 52));
   const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** exponent);
   const jitter = Math.min(1, Math.max(0, policy.jitter));
-  return ceiling * (1 - jitter) + ceiling * jitter * random();
+  // The sum can land one floating-point step above the ceiling.
+  return Math.min(ceiling, ceiling * (1 - jitter) + ceiling * jitter * random());
 }
