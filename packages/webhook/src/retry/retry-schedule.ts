@@ -7,7 +7,7 @@ const HOUR = 3600 * SECOND;
  * The webhook worker's value of core's one RetryPolicy. First retry after about 5 s (as Svix
  * and Standard Webhooks), doubling to a 2 h cap, 15 attempts in all: because the growth is a
  * fixed doubling, a 5 s start needs ~12 steps to reach hours, so 15 attempts keep retrying for
- * about 10.8 h (jitter only shortens waits, by up to 20 %), long enough to ride out a working
+ * about 8.8 h (jitter only shortens waits, by up to 20 %), long enough to ride out a working
  * day's outage, short enough that nothing retries forever. Retry-After is honoured from 1 s up
  * to 6 h.
  */
