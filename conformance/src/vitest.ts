@@ -27,6 +27,8 @@ export function describeConformance(
 ): void {
   const envSeed = process.env.QUEUEPORT_SEED ? Number(process.env.QUEUEPORT_SEED) : undefined;
   const seed = options.seed ?? envSeed ?? Math.floor(Math.random() * 0x7fffffff);
+  // A shrink path replays one case; it belongs to the seed it was printed with.
+  const path = envSeed !== undefined ? process.env.QUEUEPORT_PATH || undefined : undefined;
   describe(`conformance: ${name}`, () => {
     let probe: { caps: Capabilities; virtual: boolean };
     beforeAll(async () => {
@@ -39,9 +41,10 @@ export function describeConformance(
           const result = await runProperty(harness, property, probe.caps, probe.virtual, {
             seed,
             ...(options.numRuns === undefined ? {} : { numRuns: options.numRuns }),
+            ...(path === undefined ? {} : { path }),
           });
           if (result.status === 'skipped') context.skip(result.reason);
-          if (result.status === 'failed') throw new Error(formatFailure(result, name));
+          if (result.status === 'failed') throw new Error(formatFailure(result, name, 'vitest'));
         },
         options.timeoutMs ?? 300_000,
       );

@@ -7,7 +7,10 @@ import { brokenDrivers } from './broken-drivers';
 describe('the suite catches broken drivers', () => {
   for (const broken of brokenDrivers) {
     it(`${broken.caughtBy} fails a driver that ${broken.name}`, async () => {
-      const harness = virtualTimeHarness(broken.name, (clock) => broken.create(clock));
+      const missing = broken.missing;
+      const harness = virtualTimeHarness(broken.name, (clock) => broken.create(clock), {
+        ...(missing ? { createMissingDriver: (clock) => missing(clock) } : {}),
+      });
       const report = await runConformance(harness, { only: [broken.caughtBy], numRuns: 60 });
       const [result] = report.results;
       expect(result?.status).toBe('failed');

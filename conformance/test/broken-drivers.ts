@@ -1,3 +1,4 @@
+import type { DriverUnderTest } from '@queueport/conformance';
 import type {
   Capabilities,
   DeadLetterEntry,
@@ -193,11 +194,139 @@ class DropsDelayedAttributes extends DelegatingDriver {
   }
 }
 
+/** Says the lease was extended and does nothing. */
+class ExtensionDoesNothing extends DelegatingDriver {
+  override async extendLease(entries: readonly ExtendEntry[]) {
+    return entries.map((): SettleOutcome => ({ ok: true }));
+  }
+}
+
+/** Hands out one message more than it was asked for. */
+class ReceivesTooMany extends DelegatingDriver {
+  override receive(request: ReceiveRequest) {
+    return super.receive({ ...request, maxMessages: request.maxMessages + 1 });
+  }
+}
+
+/** Ignores the long poll: an empty queue answers at once. */
+class NoLongPoll extends DelegatingDriver {
+  override receive(request: ReceiveRequest) {
+    return super.receive({ ...request, waitSeconds: 0 });
+  }
+}
+
+/** Long-polls by sleeping through the whole wait, blind to publishes in between. */
+class SleepsThroughPublish extends DelegatingDriver {
+  override async receive(request: ReceiveRequest) {
+    const now = await super.receive({ ...request, waitSeconds: 0 });
+    if (now.length > 0 || request.waitSeconds === 0) return now;
+    try {
+      await this.clock.sleep(request.waitSeconds * 1000, request.signal);
+    } catch {
+      return [];
+    }
+    return super.receive({ ...request, waitSeconds: 0 });
+  }
+}
+
+/** "Moves" a message to the dead letters by deleting it. */
+class DeadLetterDeletes extends DelegatingDriver {
+  override deadLetter(entries: readonly DeadLetterEntry[]) {
+    return super.ack(entries.map((e) => e.receipt));
+  }
+}
+
+/** Declares a redrive after 3 receives and never redrives. */
+class ClaimsRedrive extends DelegatingDriver {
+  override get capabilities(): Capabilities {
+    return { ...this.inner.capabilities, deadLetter: { move: false, redriveAfterReceives: 3 } };
+  }
+}
+
+/** Declares 14 days of retention and keeps messages for a year. */
+class KeepsForever extends DelegatingDriver {
+  constructor(name: string, clock: VirtualClock) {
+    super(name, clock, { retentionSeconds: 365 * 86_400 });
+  }
+  override get capabilities(): Capabilities {
+    return { ...this.inner.capabilities, retentionSeconds: 14 * 86_400 };
+  }
+}
+
+/** Declares 14 days of retention and drops messages after 13. */
+class DropsEarly extends DelegatingDriver {
+  constructor(name: string, clock: VirtualClock) {
+    super(name, clock, { retentionSeconds: 13 * 86_400 });
+  }
+  override get capabilities(): Capabilities {
+    return { ...this.inner.capabilities, retentionSeconds: 14 * 86_400 };
+  }
+}
+
+/** Closes without waking the long polls in progress. */
+class CloseLeavesPollsWaiting extends DelegatingDriver {
+  override async close() {}
+}
+
+/** Declares a 300 s dedupe window and keeps 295 s. */
+class ShortDedupeWindow extends DelegatingDriver {
+  constructor(name: string, clock: VirtualClock) {
+    super(name, clock, { dedupe: { kind: 'window', windowSeconds: 295 } });
+  }
+  override get capabilities(): Capabilities {
+    return { ...this.inner.capabilities, dedupe: { kind: 'window', windowSeconds: 300 } };
+  }
+}
+
+/** Declares a 300 s dedupe window and never forgets an event id. */
+class DedupesForever extends DelegatingDriver {
+  constructor(name: string, clock: VirtualClock) {
+    super(name, clock, { dedupe: { kind: 'while-retained' } });
+  }
+  override get capabilities(): Capabilities {
+    return { ...this.inner.capabilities, dedupe: { kind: 'window', windowSeconds: 300 } };
+  }
+  override async ack(receipts: readonly string[]) {
+    // Released far away instead of deleted, so the id stays "retained" and deduplicated.
+    return super.release(receipts.map((receipt) => ({ receipt, delaySeconds: 604_800 })));
+  }
+}
+
+/** Loses the attributes of a message once it has been released. */
+class DropsAttributesOnRelease extends DelegatingDriver {
+  override async receive(request: ReceiveRequest) {
+    return (await super.receive(request)).map((m) => (m.receiveCount > 1 ? { ...m, attributes: {} } : m));
+  }
+}
+
+/** A deleted queue that answers like an empty one. */
+class MissingLooksEmpty extends DelegatingDriver {
+  override async publish(messages: readonly OutgoingMessage[]) {
+    return messages.map((): PublishOutcome => ({ ok: true, messageId: 'nowhere' }));
+  }
+  override async receive() {
+    return [];
+  }
+}
+
 export interface BrokenDriverCase {
   name: string;
   /** The property that must catch this defect. */
   caughtBy: string;
-  create(clock: VirtualClock): Driver;
+  create(clock: VirtualClock): DriverUnderTest;
+  /** For `missing-queue`: the same defect over a queue that does not exist. */
+  missing?(clock: VirtualClock): DriverUnderTest;
+}
+
+/** What the memory driver's dead letters show, as the adapter's admin surface would. */
+function withDeadLetters(driver: DelegatingDriver): DriverUnderTest {
+  return {
+    driver,
+    inspect: {
+      deadLetters: async () =>
+        driver.inner.deadLetters().map((dead) => ({ ...dead, reason: dead.reason, at: dead.at })),
+    },
+  };
 }
 
 export const brokenDrivers: readonly BrokenDriverCase[] = [
@@ -266,6 +395,72 @@ export const brokenDrivers: readonly BrokenDriverCase[] = [
     caughtBy: 'long-delay',
     create: (c) =>
       new DropsDelayedAttributes('drops-delayed-attributes-bridged', c, { nativeMaxDelaySeconds: 900 }),
+  },
+  {
+    name: 'says it extended a lease and did nothing',
+    caughtBy: 'lease-extension',
+    create: (c) => new ExtensionDoesNothing('no-extension', c),
+  },
+  {
+    name: 'hands out more messages than asked for',
+    caughtBy: 'batch-bounds',
+    create: (c) => new ReceivesTooMany('too-many', c),
+  },
+  {
+    name: 'ignores the long poll',
+    caughtBy: 'long-poll',
+    create: (c) => new NoLongPoll('no-long-poll', c),
+  },
+  {
+    name: 'sleeps through a publish during a long poll',
+    caughtBy: 'long-poll',
+    create: (c) => new SleepsThroughPublish('sleeps-through', c),
+  },
+  {
+    name: 'deletes what it should move to the dead letters',
+    caughtBy: 'dead-letters',
+    create: (c) => withDeadLetters(new DeadLetterDeletes('dead-letter-deletes', c)),
+  },
+  {
+    name: 'declares a redrive it never does',
+    caughtBy: 'dead-letters',
+    create: (c) => new ClaimsRedrive('no-redrive', c),
+  },
+  {
+    name: 'keeps messages past their retention',
+    caughtBy: 'retention',
+    create: (c) => new KeepsForever('keeps-forever', c),
+  },
+  {
+    name: 'drops messages before their retention ends',
+    caughtBy: 'retention',
+    create: (c) => new DropsEarly('drops-early', c),
+  },
+  {
+    name: 'closes without ending the long polls in progress',
+    caughtBy: 'closed-queue',
+    create: (c) => new CloseLeavesPollsWaiting('close-leaves-polls', c),
+  },
+  {
+    name: 'keeps a dedupe window 5 s shorter than it declares',
+    caughtBy: 'dedupe-window',
+    create: (c) => new ShortDedupeWindow('short-window', c),
+  },
+  {
+    name: 'deduplicates an event id forever',
+    caughtBy: 'dedupe-window',
+    create: (c) => new DedupesForever('dedupes-forever', c),
+  },
+  {
+    name: 'loses attributes once a message was released',
+    caughtBy: 'release-delay',
+    create: (c) => new DropsAttributesOnRelease('drops-on-release', c),
+  },
+  {
+    name: 'answers like an empty queue where the queue does not exist',
+    caughtBy: 'missing-queue',
+    create: (c) => new DelegatingDriver('missing-looks-empty', c),
+    missing: (c) => new MissingLooksEmpty('missing-looks-empty', c),
   },
   {
     name: 'rewrites bodies, so the sentinel never arrives',

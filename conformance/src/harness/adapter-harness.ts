@@ -25,7 +25,8 @@ export function adapterHarness(
   options: AdapterHarnessOptions = {},
 ): ConformanceHarness {
   const { name = definition.scheme, createQueue, queueOptions, ...harnessOptions } = options;
-  const open = async (clock?: Clock): Promise<DriverUnderTest> => {
+  /** A scratch queue; `missing` deletes it right after opening, as if deleted under a worker. */
+  const open = async (clock: Clock | undefined, missing: boolean): Promise<DriverUnderTest> => {
     if (!definition.admin) {
       throw new Error(
         `${definition.packageName} has no admin surface: the suite needs one to create scratch queues`,
@@ -35,22 +36,30 @@ export function adapterHarness(
     const admin = await definition.admin(new URL(providerUrl), context);
     const url = await admin.createQueue({ ...createQueue, name: `conformance-${randomUUID().slice(0, 12)}` });
     const driver = await definition.open(new URL(url), context);
+    if (missing) await admin.deleteQueue(url);
+    const listDeadLetters = admin.listDeadLetters?.bind(admin);
     return {
       driver,
       dispose: async () => {
         try {
-          await admin.deleteQueue(url);
+          if (!missing) await admin.deleteQueue(url);
         } finally {
           await admin.close();
         }
       },
+      ...(listDeadLetters ? { inspect: { deadLetters: () => listDeadLetters(url, { limit: 100 }) } } : {}),
     };
   };
   const shared = { ...(queueOptions ? { queueOptions } : {}) };
   return definition.virtualClock
-    ? virtualTimeHarness(name, open, {
+    ? virtualTimeHarness(name, (clock) => open(clock, false), {
         ...shared,
         ...(harnessOptions.numRuns === undefined ? {} : { numRuns: harnessOptions.numRuns }),
+        createMissingDriver: (clock) => open(clock, true),
       })
-    : realTimeHarness(name, () => open(), { ...shared, ...harnessOptions });
+    : realTimeHarness(name, () => open(undefined, false), {
+        ...shared,
+        ...harnessOptions,
+        createMissingDriver: () => open(undefined, true),
+      });
 }

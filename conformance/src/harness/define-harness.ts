@@ -1,16 +1,23 @@
 import { Queue, type QueueOptions } from '@queueport/core';
 import type { Driver } from '@queueport/core/driver';
 import { VirtualClock } from '@queueport/core/testing';
-import type { ConformanceHarness, HarnessClock } from './harness';
+import type { ConformanceHarness, HarnessClock, QueueUnderTest } from './harness';
 
 const FAST_RETRY: QueueOptions['retry'] = { maxAttempts: 3, baseMs: 1, maxMs: 20 };
 
-/** A driver for one run, and how to remove what making it created (a scratch queue). */
-export type DriverUnderTest = Driver | { driver: Driver; dispose?: () => Promise<void> };
+/**
+ * A driver for one run, how to remove what making it created (a scratch queue), and what the
+ * provider's admin surface shows of it.
+ */
+export type DriverUnderTest =
+  | Driver
+  | { driver: Driver; dispose?: () => Promise<void>; inspect?: QueueUnderTest['inspect'] };
 
-function unwrap(made: DriverUnderTest): { driver: Driver; dispose?: (() => Promise<void>) | undefined } {
+type Unwrapped = Exclude<DriverUnderTest, Driver>;
+
+function unwrap(made: DriverUnderTest): Unwrapped {
   return 'driver' in made && typeof (made as { publish?: unknown }).publish !== 'function'
-    ? made
+    ? (made as Unwrapped)
     : { driver: made as Driver };
 }
 
@@ -21,22 +28,30 @@ function unwrap(made: DriverUnderTest): { driver: Driver; dispose?: (() => Promi
 export function virtualTimeHarness(
   name: string,
   createDriver: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>,
-  options: { numRuns?: number; queueOptions?: Omit<QueueOptions, 'clock'> } = {},
+  options: {
+    numRuns?: number;
+    queueOptions?: Omit<QueueOptions, 'clock'>;
+    /** A driver over a queue that does not exist, for the `missing-queue` property. */
+    createMissingDriver?: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>;
+  } = {},
 ): ConformanceHarness {
+  const open = async (create: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>) => {
+    const clock = new VirtualClock();
+    const { driver, dispose, inspect } = unwrap(await create(clock));
+    const queue = new Queue(driver, { retry: FAST_RETRY, ...options.queueOptions, clock });
+    const harnessClock: HarnessClock = {
+      virtual: true,
+      now: () => clock.now(),
+      advance: (ms) => clock.advance(ms),
+    };
+    return { queue, clock: harnessClock, dispose: disposer(queue, dispose), ...(inspect ? { inspect } : {}) };
+  };
+  const missing = options.createMissingDriver;
   return {
     name,
     ...(options.numRuns === undefined ? {} : { numRuns: options.numRuns }),
-    async createQueue() {
-      const clock = new VirtualClock();
-      const { driver, dispose } = unwrap(await createDriver(clock));
-      const queue = new Queue(driver, { retry: FAST_RETRY, ...options.queueOptions, clock });
-      const harnessClock: HarnessClock = {
-        virtual: true,
-        now: () => clock.now(),
-        advance: (ms) => clock.advance(ms),
-      };
-      return { queue, clock: harnessClock, dispose: disposer(queue, dispose) };
-    },
+    createQueue: () => open(createDriver),
+    ...(missing ? { createMissingQueue: () => open(missing) } : {}),
   };
 }
 
@@ -44,19 +59,22 @@ export function virtualTimeHarness(
 export function realTimeHarness(
   name: string,
   createDriver: () => Promise<DriverUnderTest>,
-  options: Omit<ConformanceHarness, 'name' | 'createQueue'> & {
+  options: Omit<ConformanceHarness, 'name' | 'createQueue' | 'createMissingQueue'> & {
     queueOptions?: Omit<QueueOptions, 'clock'>;
+    createMissingDriver?: () => Promise<DriverUnderTest>;
   } = {},
 ): ConformanceHarness {
-  const { queueOptions, ...rest } = options;
+  const { queueOptions, createMissingDriver, ...rest } = options;
+  const open = async (create: () => Promise<DriverUnderTest>) => {
+    const { driver, dispose, inspect } = unwrap(await create());
+    const queue = new Queue(driver, { retry: FAST_RETRY, ...queueOptions });
+    return { queue, clock: realClock, dispose: disposer(queue, dispose), ...(inspect ? { inspect } : {}) };
+  };
   return {
     name,
     ...rest,
-    async createQueue() {
-      const { driver, dispose } = unwrap(await createDriver());
-      const queue = new Queue(driver, { retry: FAST_RETRY, ...queueOptions });
-      return { queue, clock: realClock, dispose: disposer(queue, dispose) };
-    },
+    createQueue: () => open(createDriver),
+    ...(createMissingDriver ? { createMissingQueue: () => open(createMissingDriver) } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Capabilities, Queue } from '@queueport/core';
+import type { Capabilities, DeadLetterRecord, Queue } from '@queueport/core';
 
 /** Time as a property run sees it: moved (virtual) or waited out (real). */
 export interface HarnessClock {
@@ -14,6 +14,11 @@ export interface QueueUnderTest {
   clock: HarnessClock;
   /** Deletes what the run created. Defaults to `queue.close()`. */
   dispose?(): Promise<void>;
+  /**
+   * What only the provider's admin surface can show (the dead letters). Properties that need
+   * it are skipped, with the reason, when the harness gives none.
+   */
+  inspect?: { deadLetters(): Promise<DeadLetterRecord[]> };
 }
 
 /**
@@ -23,17 +28,25 @@ export interface QueueUnderTest {
 export interface ConformanceHarness {
   name: string;
   createQueue(): Promise<QueueUnderTest>;
+  /**
+   * A queue over a queue that does not exist (deleted after it was opened, or never created):
+   * every call must fail with NOT_FOUND. The `missing-queue` property is skipped without it.
+   */
+  createMissingQueue?(): Promise<QueueUnderTest>;
   /** Generated cases per property. Default 100 on virtual time, 8 on real time. */
   numRuns?: number;
   /**
    * Real-time providers only. How long a receive may wait for a message that should be there
    * (long-poll), and how much later than due a provider may surface a message (e.g. BullMQ's
    * stall check after a lost lock). Properties never assert an upper bound on speed beyond this.
+   * The defaults suit a provider with a 1 s minimum lease and a 20 s long poll.
    */
   timing?: {
+    /** Default 1 s, never more than the manifest's long-poll maximum. */
     receiveWaitSeconds?: number;
+    /** Default 1 s. */
     slackSeconds?: number;
-    /** Longest delay or lease a property will really wait out in one run. Default 3 s. */
+    /** Longest delay a property will really wait out in one run. Default 3 s. */
     maxRealWaitSeconds?: number;
   };
 }
@@ -49,6 +62,12 @@ export interface ResolvedTiming {
    */
   dueSlackMs: number;
   maxRealWaitSeconds: number;
+  /**
+   * On real time, the lease a property waits out. Derived so that it outlasts every wait a
+   * drain makes while holding it (one empty long poll, the slack, a second of work): a lease
+   * shorter than the long poll would hand the held messages back on every receive.
+   */
+  shortLeaseSeconds: number;
 }
 
 export function resolveTiming(
@@ -58,13 +77,16 @@ export function resolveTiming(
 ): ResolvedTiming {
   const slackMs = clock.virtual ? 0 : (harness.timing?.slackSeconds ?? 1) * 1000;
   const bridged = caps.delay.nativeMaxSeconds < caps.delay.maxSeconds;
+  const receiveWaitSeconds = clock.virtual
+    ? 0
+    : Math.min(caps.longPollMaxSeconds, harness.timing?.receiveWaitSeconds ?? 1);
+  const { min, max } = caps.leaseSeconds;
   return {
     virtual: clock.virtual,
-    receiveWaitSeconds: clock.virtual
-      ? 0
-      : Math.min(caps.longPollMaxSeconds, harness.timing?.receiveWaitSeconds ?? 1),
+    receiveWaitSeconds,
     slackMs,
     dueSlackMs: slackMs + (bridged && !caps.delay.fractional ? 1000 : 0),
     maxRealWaitSeconds: harness.timing?.maxRealWaitSeconds ?? 3,
+    shortLeaseSeconds: Math.min(max, Math.max(min, 1, Math.ceil(receiveWaitSeconds + slackMs / 1000 + 1))),
   };
 }

@@ -13,7 +13,7 @@ export const ackDeletes = defineProperty({
       }),
       async ({ acks, leaseSeconds }) =>
         withSession(harness, async (session) => {
-          const lease = session.timing.virtual ? Math.min(leaseSeconds, session.caps.leaseSeconds.max) : 1;
+          const lease = session.lease(leaseSeconds);
           const envelopes = acks.map((_, i) => session.envelope(`m${i}`));
           await session.queue.publishBatch(envelopes.map((envelope) => ({ envelope })));
           const first = await session.drain({ ack: false, leaseSeconds: lease });

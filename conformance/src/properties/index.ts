@@ -1,42 +1,66 @@
 import { ackDeletes } from './ack-deletes';
+import { batchBounds } from './batch-bounds';
+import { closedQueue } from './closed-queue';
+import { deadLetters } from './dead-letters';
 import { dedupe } from './dedupe';
+import { dedupeWindow } from './dedupe-window';
 import { delayBounds } from './delay-bounds';
 import { invalidEnvelope } from './invalid-envelope';
 import { leaseExpiry } from './lease-expiry';
+import { leaseExtension } from './lease-extension';
 import { longDelay } from './long-delay';
+import { longPoll } from './long-poll';
+import { missingQueue } from './missing-queue';
 import { ordering } from './ordering';
 import type { ConformanceProperty } from './property';
 import { releaseDelay } from './release-delay';
+import { retention } from './retention';
 import { roundTrip } from './round-trip';
 import { sizeLimit } from './size-limit';
 import { staleReceipt } from './stale-receipt';
 
-export { type ConformanceProperty, defineProperty } from './property';
+export { type ConformanceProperty, defineProperty, type SkipContext } from './property';
 
 /** The queue contract, in the order a report lists it. */
 export const queueProperties: readonly ConformanceProperty[] = [
   roundTrip,
   ackDeletes,
   leaseExpiry,
+  leaseExtension,
   staleReceipt,
+  batchBounds,
+  longPoll,
   releaseDelay,
   delayBounds,
   longDelay,
   sizeLimit,
   dedupe,
+  dedupeWindow,
   ordering,
+  deadLetters,
+  retention,
+  closedQueue,
+  missingQueue,
   invalidEnvelope,
 ];
 
 export {
   ackDeletes,
+  batchBounds,
+  closedQueue,
+  deadLetters,
   dedupe,
+  dedupeWindow,
   delayBounds,
   invalidEnvelope,
   leaseExpiry,
+  leaseExtension,
   longDelay,
+  longPoll,
+  missingQueue,
   ordering,
   releaseDelay,
+  retention,
   roundTrip,
   sizeLimit,
   staleReceipt,

@@ -13,12 +13,12 @@ export const leaseExpiry = defineProperty({
       }),
       async ({ leaseSeconds, expiries }) =>
         withSession(harness, async (session) => {
-          const { leaseSeconds: bounds } = session.caps;
-          const lease = session.timing.virtual ? Math.max(1, Math.min(leaseSeconds, bounds.max)) : 2;
+          const lease = session.lease(leaseSeconds);
           const envelope = session.envelope('leased');
           await session.queue.publish({ envelope });
           let previous = 0;
-          for (let round = 1; round <= expiries + 1; round++) {
+          const rounds = Math.min(expiries + 1, session.receivesBeforeRedrive);
+          for (let round = 1; round <= rounds; round++) {
             const [delivery, ...rest] = await session.receive(1, lease);
             check(
               delivery && rest.length === 0,
@@ -32,7 +32,7 @@ export const leaseExpiry = defineProperty({
               );
               previous = delivery.receiveCount;
             }
-            if (round === expiries + 1) {
+            if (round === rounds) {
               await delivery.ack();
               break;
             }

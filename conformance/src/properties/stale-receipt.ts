@@ -20,7 +20,7 @@ export const staleReceipt = defineProperty({
       }),
       async ({ leaseSeconds, operations }) =>
         withSession(harness, async (session) => {
-          const lease = session.timing.virtual ? Math.min(leaseSeconds, session.caps.leaseSeconds.max) : 1;
+          const lease = session.lease(leaseSeconds);
           const envelope = session.envelope('stale');
           await session.queue.publish({ envelope });
           const [stale] = await session.receive(1, lease);

@@ -2,11 +2,27 @@ import type { ConformanceReport, PropertyResult } from './report';
 
 const MARK: Record<PropertyResult['status'], string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
 
-/** The failure as a person needs it: what broke, on which input, and how to replay it. */
-export function formatFailure(result: PropertyResult, harness?: string): string {
-  const replay = [`--seed ${result.seed}`, result.path ? `--path ${result.path}` : '', `--only ${result.id}`]
+/**
+ * How to run one failed case again: flags for a runner built on `runConformance` (the CLI), or
+ * environment variables and a test filter for `describeConformance` under vitest.
+ */
+export type ReplayStyle = 'cli' | 'vitest';
+
+export function replayLine(result: PropertyResult, style: ReplayStyle = 'cli'): string {
+  if (style === 'vitest') {
+    const env = [`QUEUEPORT_SEED=${result.seed}`, result.path ? `QUEUEPORT_PATH=${result.path}` : '']
+      .filter(Boolean)
+      .join(' ');
+    return `${env} npx vitest run -t '${result.id}:'`;
+  }
+  return [`--seed ${result.seed}`, result.path ? `--path ${result.path}` : '', `--only ${result.id}`]
     .filter(Boolean)
     .join(' ');
+}
+
+/** The failure as a person needs it: what broke, on which input, and how to replay it. */
+export function formatFailure(result: PropertyResult, harness?: string, style: ReplayStyle = 'cli'): string {
+  const replay = replayLine(result, style);
   return [
     `${result.id} failed${harness ? ` on ${harness}` : ''} after ${result.runs} run(s): ${result.error ?? 'unknown error'}`,
     `  counterexample: ${result.counterexample ?? 'none'}`,

@@ -1,4 +1,4 @@
-export { formatFailure, formatReport, formatResultLine } from './format-report';
+export { formatFailure, formatReport, formatResultLine, type ReplayStyle, replayLine } from './format-report';
 export type { ConformanceReport, PropertyResult, PropertyStatus } from './report';
 export {
   type ProgressEvent,

@@ -22,7 +22,11 @@ export async function runProperty(
   options: PropertyRunOptions,
 ): Promise<PropertyResult> {
   const base = { id: property.id, title: property.title, seed: options.seed };
-  const reason = property.skipReason?.(caps, { virtual });
+  const reason = property.skipReason?.(caps, {
+    virtual,
+    maxRealWaitSeconds: harness.timing?.maxRealWaitSeconds ?? 3,
+    missingQueue: harness.createMissingQueue !== undefined,
+  });
   if (reason) return { ...base, status: 'skipped', reason, runs: 0, durationMs: 0 };
   const numRuns =
     options.numRuns ??

@@ -1,2 +1,3 @@
+export { outcomeOf, stillPending } from './pending';
 export { Session, summary, withSession } from './session';
 export { ConformanceViolation, check, checkEqual, checkRejects, show } from './violation';

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Capabilities, Delivery, EnvelopeInput, JsonValue, Queue } from '@queueport/core';
-import { type ConformanceHarness, type HarnessClock, type ResolvedTiming, resolveTiming } from '../harness';
+import {
+  type ConformanceHarness,
+  type HarnessClock,
+  type QueueUnderTest,
+  type ResolvedTiming,
+  resolveTiming,
+} from '../harness';
 import { check, show } from './violation';
 
 const OCCURRED_AT = '2026-01-01T00:00:00.000Z';
@@ -14,30 +20,25 @@ export class Session {
   readonly queue: Queue;
   readonly clock: HarnessClock;
   readonly timing: ResolvedTiming;
+  readonly inspect: QueueUnderTest['inspect'];
   readonly nonce = randomUUID().slice(0, 8);
   readonly #dispose: () => Promise<void>;
 
-  private constructor(
-    queue: Queue,
-    clock: HarnessClock,
-    timing: ResolvedTiming,
-    dispose: () => Promise<void>,
-  ) {
-    this.queue = queue;
-    this.clock = clock;
+  private constructor(under: QueueUnderTest, timing: ResolvedTiming, dispose: () => Promise<void>) {
+    this.queue = under.queue;
+    this.clock = under.clock;
+    this.inspect = under.inspect;
     this.timing = timing;
     this.#dispose = dispose;
   }
 
-  static async open(harness: ConformanceHarness): Promise<Session> {
-    const under = await harness.createQueue();
+  static async open(harness: ConformanceHarness, which: 'fresh' | 'missing' = 'fresh'): Promise<Session> {
+    const under =
+      which === 'missing' && harness.createMissingQueue
+        ? await harness.createMissingQueue()
+        : await harness.createQueue();
     const dispose = under.dispose ? () => under.dispose!() : () => under.queue.close();
-    return new Session(
-      under.queue,
-      under.clock,
-      resolveTiming(harness, under.clock, under.queue.capabilities),
-      dispose,
-    );
+    return new Session(under, resolveTiming(harness, under.clock, under.queue.capabilities), dispose);
   }
 
   get caps(): Capabilities {
@@ -64,19 +65,42 @@ export class Session {
     return this.queue.receive({ maxMessages, leaseSeconds, waitSeconds: this.timing.receiveWaitSeconds });
   }
 
-  /** Receives until a receive comes back empty. */
+  /** How often one message may be received before the provider's own redrive takes it. */
+  get receivesBeforeRedrive(): number {
+    return this.caps.deadLetter.redriveAfterReceives ?? Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * The lease for a generated value: the value itself on virtual time (within the manifest's
+   * bounds), the derived short lease on real time, where it is waited out.
+   */
+  lease(generated: number): number {
+    const { min, max } = this.caps.leaseSeconds;
+    return this.timing.virtual ? Math.min(max, Math.max(min, 1, generated)) : this.timing.shortLeaseSeconds;
+  }
+
+  /**
+   * Receives until a receive comes back empty. A message that comes back while this drain
+   * still holds it unacked means its lease did not hold, and is reported as such rather than
+   * drained again and again.
+   */
   async drain(options: { ack: boolean; leaseSeconds?: number; limit?: number }): Promise<Delivery[]> {
     const all: Delivery[] = [];
+    const held = new Set<string>();
     const limit = options.limit ?? 1000;
+    const lease = options.leaseSeconds ?? this.longLeaseSeconds;
     for (;;) {
-      const batch = await this.receive(
-        this.caps.batch.receive,
-        options.leaseSeconds ?? this.longLeaseSeconds,
-      );
+      const batch = await this.receive(this.caps.batch.receive, lease);
       if (batch.length === 0) return all;
       for (const delivery of batch) {
+        const id = delivery.envelope.event_id;
+        check(
+          !held.has(id),
+          `${id} came back while this drain held it under a ${lease} s lease: a leased message was redelivered${this.timing.virtual ? '' : `, or a ${this.timing.receiveWaitSeconds} s long poll outlasted the lease`}`,
+        );
         all.push(delivery);
         if (options.ack) await delivery.ack();
+        else held.add(id);
       }
       check(all.length <= limit, `received more than ${limit} messages: redelivery without end`);
     }
@@ -114,8 +138,9 @@ export function summary(delivery: Delivery): { event_id: string; receiveCount: n
 export async function withSession<T>(
   harness: ConformanceHarness,
   run: (session: Session) => Promise<T>,
+  which: 'fresh' | 'missing' = 'fresh',
 ): Promise<T> {
-  const session = await Session.open(harness);
+  const session = await Session.open(harness, which);
   try {
     return await run(session);
   } finally {

@@ -92,7 +92,7 @@ function admin(base: URL, clock: Clock | undefined): QueueAdmin {
     async deleteQueue(url) {
       const driver = existing(url);
       queues.delete(parseMemoryUrl(new URL(url)).name);
-      await driver.close();
+      driver.delete();
     },
     stats: async (url) => existing(url).stats(),
     async listDeadLetters(url, { limit }) {

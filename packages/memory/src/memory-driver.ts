@@ -65,6 +65,7 @@ export class MemoryDriver implements Driver {
   readonly #instance = randomUUID().slice(0, 8);
   #seq = 0;
   #closed = false;
+  #deleted = false;
   #wake: { promise: Promise<void>; resolve: () => void } = deferred();
 
   constructor(options: MemoryDriverOptions = {}) {
@@ -115,7 +116,7 @@ export class MemoryDriver implements Driver {
     this.#assertOpen();
     const deadline = this.#clock.now() + request.waitSeconds * 1000;
     for (;;) {
-      if (request.signal?.aborted || this.#closed) return [];
+      if (request.signal?.aborted || this.#closed || this.#deleted) return [];
       const taken = this.#take(request.maxMessages, request.leaseSeconds);
       const now = this.#clock.now();
       if (taken.length > 0 || now >= deadline) return taken;
@@ -160,6 +161,14 @@ export class MemoryDriver implements Driver {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#notify();
+  }
+
+  /** The queue is gone, as after a provider's DeleteQueue: every later call is NOT_FOUND. */
+  delete(): void {
+    this.#deleted = true;
+    this.#messages.clear();
+    this.#byReceipt.clear();
     this.#notify();
   }
 
@@ -375,6 +384,7 @@ export class MemoryDriver implements Driver {
   }
 
   #assertOpen(): void {
+    if (this.#deleted) throw new QueueError('NOT_FOUND', `${this.name} was deleted`);
     if (this.#closed) throw new QueueError('CLOSED', `${this.name} driver is closed`);
   }
 }

@@ -25,17 +25,20 @@ export function formatIdempotencyKey(
   eventId: string,
   style: IdempotencyKeyStyle = DEFAULT_IDEMPOTENCY_KEY_STYLE,
 ): string {
+  if (style !== 'structured' && style !== 'bare') {
+    // Not quoted back: it is the caller's value, and may not even be a string.
+    throw new QueueError('INVALID_ARGUMENT', 'idempotencyKeyStyle must be "bare" or "structured"', {
+      details: { field: 'idempotencyKeyStyle' },
+    });
+  }
+  // A regex test would read a number as its digits and hand the number back as the key.
+  if (typeof eventId !== 'string') throw unsendable(style);
   if (style === 'structured') {
     if (eventId.length === 0 || !SF_STRING_CHARS.test(eventId)) throw unsendable(style);
     return `"${eventId.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
   }
-  if (style === 'bare') {
-    if (!BARE_CHARS.test(eventId)) throw unsendable(style);
-    return eventId;
-  }
-  throw new QueueError('INVALID_ARGUMENT', `unknown idempotencyKeyStyle "${String(style)}"`, {
-    details: { field: 'idempotencyKeyStyle' },
-  });
+  if (!BARE_CHARS.test(eventId)) throw unsendable(style);
+  return eventId;
 }
 
 /**
@@ -43,6 +46,7 @@ export function formatIdempotencyKey(
  * (otherwise undefined), anything else is taken as the bare key.
  */
 export function parseIdempotencyKey(headerValue: string): string | undefined {
+  if (typeof headerValue !== 'string') return undefined;
   const value = headerValue.trim();
   if (value === '') return undefined;
   if (!value.startsWith('"')) return value;

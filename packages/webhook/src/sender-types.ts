@@ -18,7 +18,10 @@ export interface Destination {
   idempotencyKeyStyle?: IdempotencyKeyStyle;
   /**
    * Extra headers (e.g. an Authorization the receiver wants). Their values are treated as
-   * secrets: redacted from outcome reasons. They cannot replace idempotency-key or webhook-*.
+   * secrets: redacted from outcome reasons. Names must be RFC 9110 tokens, distinct in any
+   * letter case, and not ones the sender owns (`SENDER_OWNED_HEADERS`: framing and hop-by-hop
+   * headers, idempotency-key, proxy-*, webhook-*); values visible US-ASCII strings. Anything
+   * else is refused at registration, and by `send()` before anything goes out.
    */
   headers?: Readonly<Record<string, string>>;
 }
@@ -73,7 +76,11 @@ export type DeliveryOutcome =
     };
 
 export interface WebhookSender {
-  /** Never throws: every failure is an outcome. */
+  /**
+   * Never throws and never rejects: every failure is an outcome. A request that cannot be sent
+   * as given (malformed destination, header or event id) is `terminal` before anything goes
+   * out; once it may have gone out, a failure is at worst a `retry` with the same key.
+   */
   send(request: WebhookRequest, signal?: AbortSignal): Promise<DeliveryOutcome>;
   /**
    * The longest one `send` can take (connect, headers and body included). A ledger lease must

@@ -1,17 +1,80 @@
+import { randomBytes } from 'node:crypto';
 import { virtualTimeHarness } from '@queueport/conformance';
 import { describeConformance } from '@queueport/conformance/vitest';
 import { BRIDGE_ATTRIBUTE, type DriverMessage, QueueError, type SettleOutcome } from '@queueport/core/driver';
 import type { VirtualClock } from '@queueport/core/testing';
+import { openPostgresLedger } from '@queueport/ledger/postgres';
 import { temporarySqliteLedger } from '@queueport/ledger/sqlite';
 import { MemoryDriver, type MemoryDriverOptions } from '@queueport/memory';
-import { crashWindowProperties, runCrashScenario } from '@queueport/webhook/conformance';
-import { describe, expect, it } from 'vitest';
+import { crashWindowProperties, type LedgerFactory, runCrashScenario } from '@queueport/webhook/conformance';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
 
 describeConformance(
   'memory + SQLite ledger + reference receiver',
   virtualTimeHarness('memory', (clock) => new MemoryDriver({ clock })),
   { properties: crashWindowProperties(temporarySqliteLedger) },
 );
+
+/**
+ * One PostgreSQL ledger per run, each in a fresh schema of its own on one pool this file owns
+ * (a ledger leaves a pool it was given open), the schema dropped when the run is disposed.
+ */
+function postgresLedgers(connectionString: string): { open: LedgerFactory; close(): Promise<void> } {
+  const prefix = `crash_window_${process.pid}_${randomBytes(3).toString('hex')}`;
+  let runs = 0;
+  let pool: pg.Pool | undefined;
+  const connect = (): pg.Pool => {
+    if (!pool) {
+      pool = new pg.Pool({ connectionString, max: 8 });
+      // An idle client dying (server restart) must fail the next query, not the process.
+      pool.on('error', () => undefined);
+    }
+    return pool;
+  };
+  return {
+    open: async (clock) => {
+      const schema = `${prefix}_${++runs}`;
+      const shared = connect();
+      const ledger = await openPostgresLedger({ pool: shared, schema, clock });
+      return {
+        ledger,
+        dispose: async () => {
+          await ledger.close();
+          await shared.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        },
+      };
+    },
+    close: async () => {
+      if (!pool) return;
+      // Schemas a run failed to dispose of (an interrupted run) go too.
+      const { rows } = await pool.query<{ nspname: string }>(
+        "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 || '\\_%'",
+        [prefix],
+      );
+      for (const { nspname } of rows) await pool.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+      await pool.end();
+    },
+  };
+}
+
+// The root vitest global setup provides the URL (a local server, or QUEUEPORT_POSTGRES_URL).
+// Both properties run their default 40 runs here too: a schema per run costs a migration, yet
+// the pair takes about 5 s, so fewer runs would buy little.
+const postgresUrl = process.env.QUEUEPORT_POSTGRES_URL || undefined;
+if (postgresUrl) {
+  const ledgers = postgresLedgers(postgresUrl);
+  afterAll(() => ledgers.close());
+  describeConformance(
+    'memory + PostgreSQL ledger + reference receiver',
+    virtualTimeHarness('memory', (clock) => new MemoryDriver({ clock })),
+    { properties: crashWindowProperties(ledgers.open) },
+  );
+} else {
+  describe('conformance: memory + PostgreSQL ledger + reference receiver', () => {
+    it.skip('crash window on PostgreSQL: skipped, no PostgreSQL URL was provided (set QUEUEPORT_POSTGRES_URL)', () => {});
+  });
+}
 
 /**
  * The delay bridge's crash window: the next hop is re-sent, then the process dies before the

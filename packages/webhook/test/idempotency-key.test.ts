@@ -57,4 +57,35 @@ describe('Idempotency-Key', () => {
       ),
     );
   });
+
+  it('refuses an id that is not a string instead of handing it back as the key', () => {
+    for (const id of [42, null, undefined, { toString: () => 'evt' }]) {
+      for (const style of ['bare', 'structured'] as const) {
+        expect(() => formatIdempotencyKey(id as never, style)).toThrow(
+          expect.objectContaining({
+            code: 'INVALID_ARGUMENT',
+            details: expect.objectContaining({ field: 'eventId' }),
+          }),
+        );
+      }
+    }
+  });
+
+  it('refuses an unknown style with INVALID_ARGUMENT, whatever its type, and does not quote it', () => {
+    for (const style of ['BARE', 42, Symbol('style'), null]) {
+      let thrown: unknown;
+      try {
+        formatIdempotencyKey('evt', style as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'idempotencyKeyStyle' } });
+      expect((thrown as Error).message).not.toContain('BARE');
+    }
+  });
+
+  it('parses nothing out of a value that is not a string', () => {
+    expect(parseIdempotencyKey(undefined as never)).toBeUndefined();
+    expect(parseIdempotencyKey(42 as never)).toBeUndefined();
+  });
 });

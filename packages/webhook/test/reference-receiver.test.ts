@@ -1,3 +1,4 @@
+import { payloadDigest } from '@queueport/core';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhookSender, WebhookSigner } from '../src';
@@ -155,6 +156,107 @@ describe('signature verification', () => {
     const good = new WebhookSigner(secret).sign({ id: 'evt_s', timestamp: Date.now(), body: '{}' });
     expect((await post(r.url, '{}', { ...keyed('evt_s'), ...good })).status).toBe(200);
     expect(r.effectCount('evt_s')).toBe(1);
+  });
+});
+
+describe('business identity', () => {
+  const envelope = (eventId: string, payload: Record<string, number>) =>
+    JSON.stringify({ v: 1, event_id: eventId, type: 't', occurred_at: '2026-01-01T00:00:00.000Z', payload });
+
+  it('names each effect by the event_id in the body, apart from the key it deduplicated on', async () => {
+    const r = await receiver({ mode: 'idempotent' });
+    const body = envelope('evt_body', { amount: 1 });
+    // Unsigned, the receiver goes by Idempotency-Key: two keys are two requests to it.
+    expect((await post(r.url, body, keyed('key_1'))).status).toBe(200);
+    expect((await post(r.url, body, keyed('key_2'))).status).toBe(200);
+    expect(r.effectCount('evt_body')).toBe(2);
+    expect(r.effectCount('key_1')).toBe(0);
+    expect(r.effectsFor('evt_body')).toMatchObject([
+      { eventId: 'evt_body', identity: 'body', dedupeKey: 'key_1', key: 'key_1', webhookId: 'key_1' },
+      { eventId: 'evt_body', identity: 'body', dedupeKey: 'key_2', key: 'key_2', webhookId: 'key_2' },
+    ]);
+    expect(r.effects()[0]?.payloadSha256).toBe(payloadDigest({ amount: 1 }));
+  });
+
+  it('falls back to the header id for a body that is no envelope', async () => {
+    const r = await receiver({ mode: 'ignores-key' });
+    await post(r.url, '[1,2]', { 'webhook-id': 'evt_h', 'idempotency-key': 'other' });
+    expect(r.effectsFor('evt_h')).toMatchObject([
+      {
+        identity: 'headers',
+        dedupeKey: undefined,
+        key: 'other',
+        payloadSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+    ]);
+  });
+});
+
+describe('signed requests are deduplicated on the signed webhook-id', () => {
+  const signed = (secret: string, id: string, body: string) =>
+    new WebhookSigner(secret).sign({ id, timestamp: Date.now(), body });
+
+  it('a tampered Idempotency-Key under the same signed webhook-id is the same request', async () => {
+    const secret = newSecret();
+    const r = await receiver({ mode: 'idempotent', secrets: [secret] });
+    const signature = signed(secret, 'evt_sig', '{"amount":1}');
+    const first = await post(r.url, '{"amount":1}', { 'idempotency-key': 'evt_sig', ...signature });
+    expect(first.status).toBe(200);
+    const tampered = await post(r.url, '{"amount":1}', { 'idempotency-key': 'evt_tampered', ...signature });
+    expect(tampered.status).toBe(200);
+    expect(tampered.headers['idempotent-replayed']).toBe('true');
+    expect(tampered.body).toBe(first.body);
+    expect(r.effects()).toMatchObject([{ eventId: 'evt_sig', dedupeKey: 'evt_sig', key: 'evt_sig' }]);
+  });
+
+  it('no change to the unsigned key forces a second effect: another, none or a malformed one', async () => {
+    const secret = newSecret();
+    const r = await receiver({ mode: 'idempotent', secrets: [secret] });
+    const signature = signed(secret, 'evt_once', '{}');
+    const keys: Array<Record<string, string>> = [
+      { 'idempotency-key': 'evt_once' },
+      { 'idempotency-key': 'evt_once#2' },
+      { 'idempotency-key': '"evt_once"' },
+      { 'idempotency-key': '"open' },
+      {},
+    ];
+    const answers = [];
+    for (const key of keys) answers.push(await post(r.url, '{}', { ...key, ...signature }));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers.map((a) => a.headers['idempotent-replayed'])).toEqual([
+      undefined,
+      'true',
+      'true',
+      'true',
+      'true',
+    ]);
+    expect(r.effectCount('evt_once')).toBe(1);
+  });
+
+  it('a changed webhook-id is not signed, so it cannot make a new request either (401)', async () => {
+    const secret = newSecret();
+    const r = await receiver({ mode: 'idempotent', secrets: [secret] });
+    const signature = signed(secret, 'evt_w', '{}');
+    expect((await post(r.url, '{}', keyed('evt_w'))).status).toBe(401);
+    expect((await post(r.url, '{}', { ...signature, 'idempotency-key': 'evt_w' })).status).toBe(200);
+    expect(
+      (await post(r.url, '{}', { ...signature, 'webhook-id': 'evt_w2', 'idempotency-key': 'evt_w2' })).status,
+    ).toBe(401);
+    expect(r.effects()).toHaveLength(1);
+  });
+
+  it('a different body under the same signed webhook-id is refused (422), whatever the key', async () => {
+    const secret = newSecret();
+    const r = await receiver({ mode: 'idempotent', secrets: [secret] });
+    expect(
+      (await post(r.url, '{"a":1}', { ...signed(secret, 'evt_b', '{"a":1}'), 'idempotency-key': 'x' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await post(r.url, '{"a":2}', { ...signed(secret, 'evt_b', '{"a":2}'), 'idempotency-key': 'y' }))
+        .status,
+    ).toBe(422);
+    expect(r.effects()).toHaveLength(1);
   });
 });
 

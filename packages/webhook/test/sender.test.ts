@@ -234,16 +234,28 @@ describe('request headers', () => {
     expect(target.received).toHaveLength(0);
   });
 
-  it('passes destination headers but never lets them replace the key or the signature', async () => {
+  it('passes destination headers through, lower-cased', async () => {
     const target = await server((_req, res) => answer(res, 204));
-    const dest = destination(target.url, {
-      secrets: [newSecret()],
-      headers: { 'X-Tenant': 'acme', 'Idempotency-Key': 'forged', 'webhook-signature': 'v1,forged' },
-    });
+    const dest = destination(target.url, { secrets: [newSecret()], headers: { 'X-Tenant': 'acme' } });
     await send(sender(), dest, 'evt_h');
     const headers = target.received[0]?.headers;
     expect(headers).toMatchObject({ 'x-tenant': 'acme', 'idempotency-key': 'evt_h', 'webhook-id': 'evt_h' });
-    expect(headers?.['webhook-signature']).not.toContain('forged');
+  });
+
+  it('refuses, without sending, destination headers that would replace the key or the signature', async () => {
+    const target = await server((_req, res) => answer(res, 204));
+    const forged: Record<string, string>[] = [
+      { 'Idempotency-Key': 'forged' },
+      { 'webhook-signature': 'v1,forged' },
+    ];
+    for (const headers of forged) {
+      const dest = destination(target.url, { secrets: [newSecret()], headers });
+      expect(await send(sender(), dest, 'evt_h')).toMatchObject({
+        kind: 'terminal',
+        reason: expect.stringMatching(/is set by the sender/),
+      });
+    }
+    expect(target.received).toHaveLength(0);
   });
 });
 
@@ -281,6 +293,14 @@ describe('Standard Webhooks signatures', () => {
       expect(() => new Webhook(secret).verify('{}', headers)).not.toThrow();
     }
     expect(() => new Webhook(newSecret()).verify('{}', headers)).toThrow();
+  });
+
+  it('refuses secrets that are neither a string nor an array with INVALID_ARGUMENT', () => {
+    for (const secrets of [5, null, undefined, { 0: newSecret(), length: 1 }]) {
+      expect(() => new WebhookSigner(secrets as never)).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'secrets' } }),
+      );
+    }
   });
 
   it('signs with the given timestamp in whole seconds', () => {

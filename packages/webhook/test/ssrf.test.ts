@@ -344,3 +344,63 @@ describe('loopback opt-in against the reference receiver', () => {
     expect(receiver.effectCount('evt_loop')).toBe(1);
   });
 });
+
+describe('SSRF options are checked at construction', () => {
+  const refusal = (make: () => unknown) => {
+    try {
+      make();
+    } catch (error) {
+      return error as { code: string; details: { field: string }; message: string };
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it.each([
+    [{ allowPrivateCidrs: '10.0.0.0/8' }, 'allowPrivateCidrs'],
+    [{ allowPrivateCidrs: ['10.0.0.0/8', 10] }, 'allowPrivateCidrs[1]'],
+    [{ allowPrivateCidrs: ['0xa.0.0.0/8'] }, 'allowPrivateCidrs[0]'],
+    [{ allowPrivateCidrs: ['10/8'] }, 'allowPrivateCidrs[0]'],
+    [{ allowLoopback: 1 }, 'allowLoopback'],
+    [{ allowHttp: 'true' }, 'allowHttp'],
+    [{ allowedHosts: ['*.'] }, 'allowedHosts[0]'],
+    [{ allowedHosts: ['hooks.example.com:443'] }, 'allowedHosts[0]'],
+    [{ allowedHosts: ['user@hooks.example.com'] }, 'allowedHosts[0]'],
+    [{ allowedHosts: [''] }, 'allowedHosts[0]'],
+    [{ allowedHost: ['typo'] }, 'allowedHost'],
+  ])('createUrlPolicy(%j) names %s', (options, field) => {
+    const error = refusal(() => createUrlPolicy(options as never));
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field } });
+  });
+
+  it('createAddressPolicy checks its own options the same way', () => {
+    expect(refusal(() => createAddressPolicy({ allowPrivateCidrs: [null] } as never))).toMatchObject({
+      details: { field: 'allowPrivateCidrs[0]' },
+    });
+    expect(refusal(() => createAddressPolicy(null as never))).toMatchObject({
+      details: { field: 'options' },
+    });
+  });
+
+  it('allowedHosts entries are compared in the form URLs give their hosts', () => {
+    const policy = createUrlPolicy({
+      allowedHosts: ['Hooks.Example.COM', '*.bücher.example', '0:0:0:0:0:0:0:1', '0x7f.1'],
+      allowLoopback: true,
+    });
+    expect(policy.check('https://hooks.example.com/').allowed).toBe(true);
+    expect(policy.check('https://shop.xn--bcher-kva.example/').allowed).toBe(true);
+    expect(policy.check('https://[::1]/').allowed).toBe(true);
+    expect(policy.check('https://127.0.0.1/').allowed).toBe(true);
+    expect(policy.check('https://other.example/').allowed).toBe(false);
+  });
+
+  it('a check never throws, whatever it is given', () => {
+    const policy = createUrlPolicy();
+    for (const input of [undefined, null, 42, {}, Symbol('x'), 'https://[::1', '']) {
+      expect(policy.check(input as never).allowed).toBe(false);
+    }
+    expect(createAddressPolicy().check(undefined as never)).toMatchObject({
+      allowed: false,
+      range: 'invalid',
+    });
+  });
+});

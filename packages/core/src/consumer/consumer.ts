@@ -1,5 +1,7 @@
 import { QueueError } from '../errors';
+import { checkOptions } from '../options';
 import type { Delivery } from '../queue/delivery';
+import { checkLeaseSeconds, checkWaitSeconds } from '../queue/message-checks';
 import type { Queue } from '../queue/queue';
 import { type BackoffPolicy, backoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry';
 import { DEFAULT_REDELIVERY, decideOnFailure } from './failure-policy';
@@ -75,14 +77,22 @@ export class Consumer {
   readonly #retry: RetryPolicy;
   readonly #options: ConsumeOptions;
 
-  constructor(queue: Queue, handler: Handler, options: ConsumeOptions, onStopped: () => void) {
+  constructor(queue: Queue, handler: Handler, consumeOptions: ConsumeOptions, onStopped: () => void) {
+    // Everything is checked here, before the loop starts: a bad option would otherwise fail
+    // every receive of the loop, reported to onError again and again instead of once.
+    if (typeof handler !== 'function') {
+      throw new QueueError('INVALID_ARGUMENT', 'consume takes a handler function', {
+        details: { field: 'handler' },
+      });
+    }
+    const options = checkOptions('consume options', consumeOptions);
     this.#queue = queue;
     this.#handler = handler;
     this.#options = options;
-    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+    this.#concurrency = options.concurrency ?? 1;
     const caps = queue.capabilities;
-    this.#leaseSeconds = options.leaseSeconds ?? Math.min(30, caps.leaseSeconds.max);
-    this.#waitSeconds = options.waitSeconds ?? Math.min(1, caps.longPollMaxSeconds);
+    this.#leaseSeconds = checkLeaseSeconds(options.leaseSeconds ?? Math.min(30, caps.leaseSeconds.max), caps);
+    this.#waitSeconds = checkWaitSeconds(options.waitSeconds ?? Math.min(1, caps.longPollMaxSeconds), caps);
     this.#retry = redeliveryPolicy(options.retry, caps.deadLetter.redriveAfterReceives, queue.name);
     if (options.signal?.aborted) this.#stop.abort();
     options.signal?.addEventListener('abort', () => this.#stop.abort(), { once: true });
@@ -240,7 +250,7 @@ function redeliveryPolicy(
     throw new QueueError(
       'INVALID_ARGUMENT',
       `retry.maxAttempts ${policy.maxAttempts} exceeds ${queueName}'s own redrive after ${redriveAfterReceives} receives: the provider would dead-letter messages before the consumer gives up on them`,
-      { details: { maxAttempts: policy.maxAttempts, redriveAfterReceives } },
+      { details: { field: 'retry.maxAttempts', maxAttempts: policy.maxAttempts, redriveAfterReceives } },
     );
   }
   return policy;

@@ -1,15 +1,25 @@
 import { QueueError } from '../errors';
-import { canonicalJson } from './digest';
+import { canonicalJson, canonicalText, type EncodeOptions } from './digest';
+import { invalidEnvelope } from './read-json';
 import type { Envelope, JsonValue } from './types';
-import { assertEnvelope } from './validate';
+import { assertParsedEnvelope } from './validate';
 
-/** The wire form of an envelope: canonical JSON, so its byte size is the same everywhere. */
-export function encodeEnvelope(envelope: Envelope): string {
-  return canonicalJson(envelope as unknown as JsonValue);
+/**
+ * The wire form of an envelope: canonical JSON, so its byte size is the same everywhere. Read
+ * and checked as JSON first (see `canonicalJson`), so a cycle or a shared graph never hangs it.
+ */
+export function encodeEnvelope(envelope: Envelope, options: EncodeOptions = {}): string {
+  return canonicalJson(envelope as unknown as JsonValue, options);
+}
+
+/** The wire form of an envelope that `prepareEnvelope` or `assertEnvelope` returned: no second check. */
+export function encodeCheckedEnvelope(envelope: Envelope): string {
+  return canonicalText(envelope as unknown as JsonValue);
 }
 
 /** Parses and fully checks a body read from a queue; a corrupted body is INVALID_ENVELOPE. */
 export function decodeEnvelope(body: string): Envelope {
+  if (typeof body !== 'string') throw invalidEnvelope(['body is not a string']);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -18,5 +28,5 @@ export function decodeEnvelope(body: string): Envelope {
       details: { problems: ['body is not JSON'] },
     });
   }
-  return assertEnvelope(parsed);
+  return assertParsedEnvelope(parsed);
 }

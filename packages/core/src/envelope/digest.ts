@@ -1,19 +1,54 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import { JsonReader } from './read-json';
 import type { JsonValue } from './types';
 
-/** RFC 8785 (JCS) canonical JSON: the same bytes for the same value on every machine. */
-export function canonicalJson(value: JsonValue): string {
-  const text = canonicalize(value);
-  if (text === undefined) throw new TypeError('value has no JSON representation');
-  return text;
+/**
+ * The bound on what the standalone helpers (`canonicalJson`, `payloadDigest`, `prepareEnvelope`,
+ * `encodeEnvelope`) will serialise: the largest body any supported provider takes (SQS: 1 MiB),
+ * four times the portable limit. A Queue passes its own, smaller limit. It keeps a graph whose
+ * shared parts expand when serialised from hanging the caller, while tools may still build
+ * envelopes past the portable limit to test it.
+ */
+export const DEFAULT_MAX_ENCODED_BYTES = 1_048_576;
+
+export interface EncodeOptions {
+  /** PAYLOAD_TOO_LARGE as soon as the encoded form is known to be larger. */
+  maxBytes?: number;
+}
+
+/**
+ * RFC 8785 (JCS) canonical JSON: the same bytes for the same value on every machine. The value
+ * is read once into a snapshot and checked first: anything canonical JSON cannot carry
+ * faithfully (a cycle, a hole, a lone surrogate, NaN, a class instance) is INVALID_ENVELOPE,
+ * never a hang or a stack overflow.
+ */
+export function canonicalJson(value: JsonValue, options: EncodeOptions = {}): string {
+  return canonicalText(snapshotJson(value, 'value', options.maxBytes));
+}
+
+/** The digest the envelope carries and the ledger compares: SHA-256 of the canonical payload. */
+export function payloadDigest(payload: JsonValue, options: EncodeOptions = {}): string {
+  return sha256Hex(canonicalText(snapshotJson(payload, 'payload', options.maxBytes)));
 }
 
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** The digest the envelope carries and the ledger compares: SHA-256 of the canonical payload. */
-export function payloadDigest(payload: JsonValue): string {
-  return sha256Hex(canonicalJson(payload));
+/** Canonical JSON of a value `JsonReader` has read already: plain data, no check repeated. */
+export function canonicalText(value: JsonValue): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('value has no JSON representation');
+  return text;
+}
+
+/** SHA-256 of the canonical form of a payload `JsonReader` has read already. */
+export function checkedPayloadDigest(payload: JsonValue): string {
+  return sha256Hex(canonicalText(payload));
+}
+
+function snapshotJson(value: unknown, name: string, maxBytes = DEFAULT_MAX_ENCODED_BYTES): JsonValue {
+  const reader = new JsonReader({ maxBytes, copy: true });
+  return reader.settle(() => reader.read(name, value), () => undefined, name) as JsonValue;
 }

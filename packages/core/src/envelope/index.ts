@@ -1,5 +1,5 @@
 export { decodeEnvelope, encodeEnvelope } from './codec';
-export { canonicalJson, payloadDigest, sha256Hex } from './digest';
+export { canonicalJson, DEFAULT_MAX_ENCODED_BYTES, type EncodeOptions, payloadDigest, sha256Hex } from './digest';
 export type {
   Envelope,
   EnvelopeInput,
@@ -9,4 +9,4 @@ export type {
   ReferenceEnvelope,
 } from './types';
 export { ENVELOPE_VERSION } from './types';
-export { assertEnvelope, prepareEnvelope } from './validate';
+export { assertEnvelope, type PrepareEnvelopeOptions, prepareEnvelope } from './validate';

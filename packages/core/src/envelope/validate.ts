@@ -1,35 +1,38 @@
-import { QueueError } from '../errors';
 import { MAX_EVENT_ID_BYTES } from '../limits';
-import { payloadDigest } from './digest';
+import { checkedPayloadDigest, DEFAULT_MAX_ENCODED_BYTES } from './digest';
+import { invalidEnvelope, JsonReader } from './read-json';
 import { describeSchemaErrors, validateEnvelopeShape } from './schema';
 import type { Envelope, EnvelopeInput, JsonValue } from './types';
 
-function invalid(problems: string[], eventId?: unknown): QueueError {
-  return new QueueError('INVALID_ENVELOPE', `invalid envelope: ${problems.join('; ')}`, {
-    details: { problems, ...(typeof eventId === 'string' ? { event_id: eventId } : {}) },
-  });
+export interface PrepareEnvelopeOptions {
+  /**
+   * Refuse with PAYLOAD_TOO_LARGE as soon as the encoded envelope is known to be larger, before
+   * it is hashed or encoded. Default `DEFAULT_MAX_ENCODED_BYTES` (1 MiB); a Queue passes its own.
+   */
+  maxBytes?: number;
 }
 
 /**
  * Completes an application's input into a full envelope (version, timestamp, digest) and checks
- * it. Throws INVALID_ENVELOPE naming every problem at once.
+ * it. Throws INVALID_ENVELOPE naming every problem at once, or PAYLOAD_TOO_LARGE.
+ *
+ * The input is read once, into a snapshot of plain data: what is checked, hashed and returned is
+ * that snapshot, so a getter or proxy answering differently on each read changes nothing.
  */
-export function prepareEnvelope(input: EnvelopeInput, now: () => Date = () => new Date()): Envelope {
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw invalid(['envelope must be an object']);
-  }
-  const raw = input as Record<string, unknown>;
-  const hasPayload = Object.hasOwn(raw, 'payload') && raw.payload !== undefined;
+export function prepareEnvelope(
+  input: EnvelopeInput,
+  now: () => Date = () => new Date(),
+  options: PrepareEnvelopeOptions = {},
+): Envelope {
+  const raw = snapshotEnvelope(input, options.maxBytes ?? DEFAULT_MAX_ENCODED_BYTES);
+  const hasPayload = Object.hasOwn(raw, 'payload');
   const ref = raw.payload_ref as { sha256?: unknown } | undefined;
-  const problems: string[] = [];
-  if (hasPayload) problems.push(...jsonProblems(raw.payload, 'payload'));
-  if (problems.length > 0) throw invalid(problems, raw.event_id);
 
   let digest = raw.payload_sha256;
   // A digest we compute here is right by construction; only one the caller supplied is checked.
   const computed = digest === undefined && hasPayload;
   if (digest === undefined) {
-    if (hasPayload) digest = payloadDigest(raw.payload as JsonValue);
+    if (hasPayload) digest = checkedPayloadDigest(raw.payload as JsonValue);
     else if (ref && typeof ref === 'object') digest = ref.sha256;
   }
   const candidate: Record<string, unknown> = {
@@ -38,22 +41,66 @@ export function prepareEnvelope(input: EnvelopeInput, now: () => Date = () => ne
     occurred_at: raw.occurred_at ?? now().toISOString(),
     payload_sha256: digest,
   };
-  if (!hasPayload) delete candidate.payload;
   return checkEnvelope(candidate, !computed);
 }
 
-/** Checks a complete envelope, as read back from a queue: shape, id length, and digest. */
-export function assertEnvelope(value: unknown): Envelope {
+/**
+ * Checks a complete envelope, as read back from a queue: shape, id length, and digest. A value
+ * that is not plain data already is read into a snapshot first, as by `prepareEnvelope`.
+ */
+export function assertEnvelope(value: unknown, options: PrepareEnvelopeOptions = {}): Envelope {
+  const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+  return checkEnvelope(isObject ? snapshotEnvelope(value, options.maxBytes ?? DEFAULT_MAX_ENCODED_BYTES) : value, true);
+}
+
+/**
+ * What `decodeEnvelope` hands over: the output of JSON.parse, a tree of plain data by
+ * construction, so it is checked in place (no copy, no size limit: the body's length bounds it).
+ */
+export function assertParsedEnvelope(value: unknown): Envelope {
+  const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+  if (isObject) readFields(value as Record<string, unknown>, Number.POSITIVE_INFINITY, false);
   return checkEnvelope(value, true);
 }
 
 /**
+ * The envelope's own fields, read once each. Undefined fields count as absent (`v`,
+ * `occurred_at` and `payload_sha256` are then filled in); every other value must be JSON.
+ */
+function snapshotEnvelope(input: unknown, maxBytes: number): Record<string, unknown> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw invalidEnvelope(['envelope must be an object']);
+  }
+  return readFields(input as Record<string, unknown>, maxBytes, true);
+}
+
+function readFields(input: Record<string, unknown>, maxBytes: number, copy: boolean): Record<string, unknown> {
+  const reader = new JsonReader({ maxBytes, copy });
+  const fields: Record<string, unknown> = {};
+  return reader.settle(
+    () => {
+      for (const key of Object.keys(input)) {
+        const value = input[key];
+        if (value === undefined) continue;
+        // Unknown fields are the schema's to name; only their values are read here.
+        const read = reader.read(key, value);
+        if (key === '__proto__') {
+          Object.defineProperty(fields, key, { value: read, enumerable: true, writable: true, configurable: true });
+        } else fields[key] = read;
+      }
+      return fields;
+    },
+    () => fields.event_id,
+  );
+}
+
+/**
  * Canonicalising and hashing a 256 KB payload is the costly part, so it is skipped when the
- * payload was just checked and hashed by prepareEnvelope.
+ * payload was just hashed by prepareEnvelope. The value has been read by `readFields` already.
  */
 function checkEnvelope(value: unknown, verifyPayload: boolean): Envelope {
   if (!validateEnvelopeShape(value)) {
-    throw invalid(
+    throw invalidEnvelope(
       describeSchemaErrors(validateEnvelopeShape.errors),
       (value as { event_id?: unknown })?.event_id,
     );
@@ -67,26 +114,10 @@ function checkEnvelope(value: unknown, verifyPayload: boolean): Envelope {
     if (envelope.payload_ref.sha256 !== envelope.payload_sha256) {
       problems.push('payload_sha256 differs from payload_ref.sha256');
     }
-  } else if (verifyPayload) {
-    problems.push(...jsonProblems(envelope.payload, 'payload'));
-    if (problems.length === 0 && payloadDigest(envelope.payload) !== envelope.payload_sha256) {
-      problems.push('payload_sha256 does not match the payload');
-    }
+  } else if (verifyPayload && checkedPayloadDigest(envelope.payload) !== envelope.payload_sha256) {
+    problems.push('payload_sha256 does not match the payload');
   }
-  if (problems.length > 0) throw invalid(problems, envelope.event_id);
+  if (problems.length > 0) throw invalidEnvelope(problems, envelope.event_id);
   return envelope;
 }
 
-/** JSON Schema cannot see NaN, undefined or class instances; canonical JSON needs plain data. */
-function jsonProblems(value: unknown, path: string, depth = 0): string[] {
-  if (depth > 64) return [`${path} nests deeper than 64 levels`];
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return [];
-  if (typeof value === 'number') return Number.isFinite(value) ? [] : [`${path} is not a finite number`];
-  if (Array.isArray(value)) return value.flatMap((item, i) => jsonProblems(item, `${path}[${i}]`, depth + 1));
-  if (typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return [`${path} is not a plain JSON object`];
-    return Object.entries(value).flatMap(([key, item]) => jsonProblems(item, `${path}.${key}`, depth + 1));
-  }
-  return [`${path} is not JSON (${typeof value})`];
-}

@@ -1,6 +1,53 @@
 import type { Capabilities } from '../capabilities';
+import type { Driver } from '../driver';
+import { isWellFormed } from '../envelope/read-json';
 import { QueueError } from '../errors';
 import { MAX_ATTRIBUTES, RESERVED_ATTRIBUTE_PREFIX } from '../limits';
+
+const DRIVER_METHODS = ['publish', 'receive', 'ack', 'release', 'close'] as const;
+
+/** What the Queue needs of a driver before it can even read its manifest. */
+export function checkDriver(driver: unknown): asserts driver is Driver {
+  const candidate = driver as Partial<Record<string, unknown>> | null;
+  const problems: string[] = [];
+  if (candidate === null || typeof candidate !== 'object') problems.push('driver must be an object');
+  else {
+    if (candidate.capabilities === null || typeof candidate.capabilities !== 'object') {
+      problems.push('driver.capabilities must be an object');
+    }
+    for (const method of DRIVER_METHODS) {
+      if (typeof candidate[method] !== 'function') problems.push(`driver.${method} must be a function`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new QueueError('INVALID_ARGUMENT', `not a queueport driver: ${problems.join('; ')}`, {
+      details: { field: 'driver', problems },
+    });
+  }
+}
+
+/**
+ * The entries of a batch argument, read once each into a plain array. Not an array, or an array
+ * with a hole (`[a, , b]`), is INVALID_ARGUMENT before anything is sent.
+ */
+export function entriesOf<T>(entries: readonly T[], method: string, field: string): T[] {
+  if (!Array.isArray(entries)) {
+    throw new QueueError('INVALID_ARGUMENT', `${method} takes an array`, { details: { field } });
+  }
+  const length = entries.length;
+  const copy: T[] = [];
+  for (let index = 0; index < length; index++) {
+    if (!Object.hasOwn(entries, index)) {
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `${method}: ${field}[${index}] is a hole in a sparse array; nothing was sent`,
+        { details: { field: `${field}[${index}]` } },
+      );
+    }
+    copy.push(entries[index] as T);
+  }
+  return copy;
+}
 
 /** Bytes a message occupies at a provider: the encoded envelope plus attribute names and values. */
 export function messageSizeBytes(body: string, attributes: Readonly<Record<string, string>> = {}): number {
@@ -54,26 +101,35 @@ export function fitDelay(seconds: number, caps: Capabilities): number {
 
 const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/**
+ * Checks attributes and returns a copy of exactly what was checked (each value read once).
+ * Values must be well-formed strings: a lone surrogate does not survive a provider's UTF-8.
+ */
 export function checkAttributes(attributes: unknown): Record<string, string> {
   if (attributes === undefined) return {};
   if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) {
-    throw new QueueError('INVALID_ARGUMENT', 'attributes must be an object of string values');
+    throw new QueueError('INVALID_ARGUMENT', 'attributes must be an object of string values', {
+      details: { field: 'attributes' },
+    });
   }
   const entries = Object.entries(attributes);
   const problems: string[] = [];
   if (entries.length > MAX_ATTRIBUTES) problems.push(`at most ${MAX_ATTRIBUTES} attributes are portable`);
   for (const [name, value] of entries) {
     if (!ATTRIBUTE_NAME.test(name) || RESERVED_ATTRIBUTE_PREFIX.test(name)) {
-      problems.push(`attribute name "${name}" must match ${ATTRIBUTE_NAME} and not use a reserved prefix`);
+      problems.push(`attribute name ${JSON.stringify(name)} must match ${ATTRIBUTE_NAME} and not use a reserved prefix`);
     }
-    if (typeof value !== 'string') problems.push(`attribute "${name}" must be a string`);
+    if (typeof value !== 'string') problems.push(`attribute ${JSON.stringify(name)} must be a string`);
+    else if (!isWellFormed(value)) {
+      problems.push(`attribute ${JSON.stringify(name)} has a lone surrogate (is not well-formed UTF-16)`);
+    }
   }
   if (problems.length > 0) {
     throw new QueueError('INVALID_ARGUMENT', `invalid attributes: ${problems.join('; ')}`, {
-      details: { problems },
+      details: { field: 'attributes', problems },
     });
   }
-  return { ...(attributes as Record<string, string>) };
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 const GROUP_ID = /^[\x21-\x7e]{1,128}$/;
@@ -83,16 +139,18 @@ export function checkGroupId(groupId: unknown, caps: Capabilities, driverName: s
   if (caps.ordering !== 'fifo-per-group') {
     // Silently dropping the group would silently drop the ordering the application relies on.
     throw new QueueError('INVALID_ARGUMENT', `${driverName} does not order messages by group; omit groupId`, {
-      details: { ordering: caps.ordering },
+      details: { field: 'groupId', ordering: caps.ordering },
     });
   }
   if (typeof groupId !== 'string' || !GROUP_ID.test(groupId)) {
-    throw new QueueError('INVALID_ARGUMENT', 'groupId must be 1-128 printable ASCII characters');
+    throw new QueueError('INVALID_ARGUMENT', 'groupId must be 1-128 printable ASCII characters', {
+      details: { field: 'groupId' },
+    });
   }
   return groupId;
 }
 
-export function checkLeaseSeconds(leaseSeconds: unknown, caps: Capabilities): number {
+export function checkLeaseSeconds(leaseSeconds: unknown, caps: Capabilities, field = 'leaseSeconds'): number {
   const { min, max } = caps.leaseSeconds;
   if (
     typeof leaseSeconds !== 'number' ||
@@ -100,10 +158,19 @@ export function checkLeaseSeconds(leaseSeconds: unknown, caps: Capabilities): nu
     leaseSeconds < min ||
     leaseSeconds > max
   ) {
-    throw new QueueError(
-      'INVALID_ARGUMENT',
-      `leaseSeconds must be from ${min} to ${max}; got ${String(leaseSeconds)}`,
-    );
+    throw new QueueError('INVALID_ARGUMENT', `${field} must be from ${min} to ${max}; got ${String(leaseSeconds)}`, {
+      details: { field },
+    });
   }
   return leaseSeconds;
+}
+
+/** A receive's long poll: 0 to the manifest's `longPollMaxSeconds`. */
+export function checkWaitSeconds(waitSeconds: unknown, caps: Capabilities): number {
+  if (!(typeof waitSeconds === 'number' && waitSeconds >= 0 && waitSeconds <= caps.longPollMaxSeconds)) {
+    throw new QueueError('INVALID_ARGUMENT', `waitSeconds must be from 0 to ${caps.longPollMaxSeconds}`, {
+      details: { field: 'waitSeconds' },
+    });
+  }
+  return waitSeconds;
 }

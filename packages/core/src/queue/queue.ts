@@ -8,22 +8,21 @@ import { type Clock, systemClock } from '../clock';
 import { type ConsumeOptions, Consumer, type Handler } from '../consumer/consumer';
 import { BRIDGE_RESERVED_BYTES, DelayBridge } from '../delay-bridge';
 import type { Driver, DriverMessage, OutgoingMessage, PublishOutcome, SettleOutcome } from '../driver';
-import {
-  decodeEnvelope,
-  type Envelope,
-  type EnvelopeInput,
-  encodeEnvelope,
-  prepareEnvelope,
-} from '../envelope';
+import { decodeEnvelope, type Envelope, type EnvelopeInput, prepareEnvelope } from '../envelope';
+import { encodeCheckedEnvelope } from '../envelope/codec';
 import { normalizeError, QueueError } from '../errors';
+import { checkOptions } from '../options';
 import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '../retry';
 import type { Delivery } from './delivery';
 import {
   checkAttributes,
   checkDelay,
+  checkDriver,
   checkGroupId,
   checkLeaseSeconds,
   checkSize,
+  checkWaitSeconds,
+  entriesOf,
   messageSizeBytes,
 } from './message-checks';
 import { type DeliverySettler, ReceivedDelivery } from './received-delivery';
@@ -102,7 +101,9 @@ export class Queue implements DeliverySettler {
   /** Consumers drain after close() began: their settles must still reach the driver until it closes. */
   #driverClosed = false;
 
-  constructor(driver: Driver, options: QueueOptions = {}) {
+  constructor(driver: Driver, queueOptions: QueueOptions = {}) {
+    checkDriver(driver);
+    const options = checkOptions('queue options', queueOptions);
     assertCapabilities(driver.capabilities, driver.name);
     this.driver = driver;
     this.capabilities = effectiveCapabilities(driver.capabilities, options.limits, BRIDGE_RESERVED_BYTES);
@@ -113,7 +114,7 @@ export class Queue implements DeliverySettler {
     this.#bridge =
       delay.nativeMaxSeconds < delay.maxSeconds ? new DelayBridge(this.capabilities, this.clock) : undefined;
     this.#defaultLease = options.defaultLeaseSeconds ?? Math.min(30, this.capabilities.leaseSeconds.max);
-    checkLeaseSeconds(this.#defaultLease, this.capabilities);
+    checkLeaseSeconds(this.#defaultLease, this.capabilities, 'defaultLeaseSeconds');
   }
 
   get name(): string {
@@ -136,8 +137,10 @@ export class Queue implements DeliverySettler {
    */
   async publishBatch(inputs: readonly PublishInput[]): Promise<PublishReceipt[]> {
     this.#assertOpen();
-    if (!Array.isArray(inputs)) throw new QueueError('INVALID_ARGUMENT', 'publishBatch takes an array');
-    const prepared = inputs.map((input) => this.#prepare(input));
+    // Read once, holes refused: `[a, , b]` would otherwise reach the driver with a gap in it.
+    const prepared = entriesOf(inputs, 'publishBatch', 'inputs').map((input, index) =>
+      this.#prepare(input, index),
+    );
     const outcomes = await this.#publishOutgoing(prepared.map((p) => p.outgoing));
     const error = decisiveError(outcomes);
     if (error) throw error;
@@ -149,18 +152,18 @@ export class Queue implements DeliverySettler {
     }));
   }
 
-  async receive(options: ReceiveOptions = {}): Promise<Delivery[]> {
+  async receive(receiveOptions: ReceiveOptions = {}): Promise<Delivery[]> {
     this.#assertOpen();
+    const options = checkOptions('receive options', receiveOptions);
     const caps = this.capabilities;
     const maxMessages = options.maxMessages ?? 1;
     if (!Number.isInteger(maxMessages) || maxMessages < 1 || maxMessages > caps.batch.receive) {
-      throw new QueueError('INVALID_ARGUMENT', `maxMessages must be 1 to ${caps.batch.receive}`);
+      throw new QueueError('INVALID_ARGUMENT', `maxMessages must be 1 to ${caps.batch.receive}`, {
+        details: { field: 'maxMessages' },
+      });
     }
     const leaseSeconds = checkLeaseSeconds(options.leaseSeconds ?? this.#defaultLease, caps);
-    const waitSeconds = options.waitSeconds ?? 0;
-    if (!(waitSeconds >= 0 && waitSeconds <= caps.longPollMaxSeconds)) {
-      throw new QueueError('INVALID_ARGUMENT', `waitSeconds must be from 0 to ${caps.longPollMaxSeconds}`);
-    }
+    const waitSeconds = checkWaitSeconds(options.waitSeconds ?? 0, caps);
     const deadline = this.clock.now() + waitSeconds * 1000;
     for (let pass = 0; pass < MAX_EMPTY_PASSES; pass++) {
       const startedAt = this.clock.now();
@@ -196,10 +199,13 @@ export class Queue implements DeliverySettler {
     entries: ReadonlyArray<{ delivery: Delivery; delaySeconds?: number }>,
   ): Promise<SettleResult[]> {
     this.#assertDriverOpen();
-    const checked = entries.map((entry) => ({
-      delivery: this.#own(entry.delivery),
-      delaySeconds: checkDelay(entry.delaySeconds ?? 0, this.capabilities, 'release delay'),
-    }));
+    const checked = entriesOf(entries, 'releaseBatch', 'entries').map((entry, index) => {
+      const { delivery, delaySeconds } = checkOptions('release entry', entry, `entries[${index}].`);
+      return {
+        delivery: this.#own(delivery),
+        delaySeconds: checkDelay(delaySeconds ?? 0, this.capabilities, 'release delay'),
+      };
+    });
     const results = new Array<SettleResult>(checked.length);
     const native: number[] = [];
     const bridged: Array<{ index: number; hop: OutgoingMessage }> = [];
@@ -305,20 +311,31 @@ export class Queue implements DeliverySettler {
     );
   }
 
-  #prepare(input: PublishInput): { envelope: Envelope; outgoing: OutgoingMessage; sizeBytes: number } {
-    if (input === null || typeof input !== 'object') {
+  #prepare(
+    input: PublishInput,
+    index: number,
+  ): { envelope: Envelope; outgoing: OutgoingMessage; sizeBytes: number } {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw new QueueError(
         'INVALID_ARGUMENT',
         'each publish takes { envelope, attributes?, groupId?, delaySeconds? }',
+        { details: { field: `inputs[${index}]` } },
       );
     }
-    const envelope = prepareEnvelope(input.envelope);
-    const body = encodeEnvelope(envelope);
-    const attributes = checkAttributes(input.attributes);
+    // Each field read once; prepareEnvelope and checkAttributes snapshot what they read in turn.
+    const {
+      envelope: envelopeInput,
+      attributes: attributesInput,
+      delaySeconds: delay,
+      groupId: group,
+    } = checkOptions('publish input', input, `inputs[${index}].`);
+    const envelope = prepareEnvelope(envelopeInput, undefined, { maxBytes: this.capabilities.maxBodyBytes });
+    const body = encodeCheckedEnvelope(envelope);
+    const attributes = checkAttributes(attributesInput);
     const sizeBytes = messageSizeBytes(body, attributes);
     checkSize(sizeBytes, this.capabilities, envelope.event_id);
-    const delaySeconds = checkDelay(input.delaySeconds ?? 0, this.capabilities);
-    const groupId = checkGroupId(input.groupId, this.capabilities, this.driver.name);
+    const delaySeconds = checkDelay(delay ?? 0, this.capabilities);
+    const groupId = checkGroupId(group, this.capabilities, this.driver.name);
     const message: OutgoingMessage = {
       eventId: envelope.event_id,
       dedupeKey: envelope.event_id,

@@ -1,15 +1,25 @@
+import { randomBytes } from 'node:crypto';
 import { type ConformanceHarness, type Session, withSession } from '@queueport/conformance';
-import { type Clock, systemClock } from '@queueport/core';
+import { type Clock, payloadDigest, systemClock } from '@queueport/core';
 import type { Ledger } from '@queueport/ledger';
 import { buildReconciliationReport, type ReconciliationReport } from '../reconcile';
 import { startReferenceReceiver } from '../reference-receiver';
-import { createWebhookSender } from '../sender';
+import { createWebhookSender, type WebhookSender } from '../sender';
 import { type CrashInjector, DeliveryWorker } from '../worker';
 import { classify, type EventHistory, type EventVerdict } from './checker';
+import { observeLedger } from './observed-ledger';
 import type { CrashScenario } from './scenario';
 
 /** A fresh, empty ledger living by `clock`, and how to remove it. */
 export type LedgerFactory = (clock: Clock) => Promise<{ ledger: Ledger; dispose(): Promise<void> }>;
+
+export interface CrashRunOptions {
+  /**
+   * Wraps the sender every worker of the run uses. For self-tests that break the worker on
+   * purpose, e.g. a sender that changes the key between attempts.
+   */
+  decorateSender?: (sender: WebhookSender) => WebhookSender;
+}
 
 export interface ScenarioOutcome {
   histories: EventHistory[];
@@ -19,34 +29,48 @@ export interface ScenarioOutcome {
 
 const QUEUE_LEASE_SECONDS = 30;
 const MAX_ROUNDS = 400;
+/**
+ * One long step once everything looks settled, past every wait a scenario can leave behind:
+ * a delayed copy (1000 s, bridged or not) and a message a worker gave up on but could only keep
+ * (released for the default retry schedule's longest wait, 2 h). Late copies are handled too.
+ */
+const SWEEP_MS = (2 * 3600 + 1000 + QUEUE_LEASE_SECONDS + 1) * 1000;
 
 /**
- * Runs one scenario: publishes (with duplicates), several workers taking turns concurrently,
- * crashes injected at the chosen points, time moved on whenever everyone is idle. Then reads
- * what really happened from the receiver and the ledger.
+ * Runs one scenario: publishes (with duplicates and reused ids), several workers taking turns
+ * concurrently, crashes injected at the chosen points, time moved on whenever everyone is idle.
+ * Then reads what really happened: the receiver's business effects, the ledger's answers and
+ * final rows, and what the queue still holds.
  */
 export async function runCrashScenario(
   harness: ConformanceHarness,
   openLedger: LedgerFactory,
   scenario: CrashScenario,
   receiverMode: 'idempotent' | 'ignores-key',
+  options: CrashRunOptions = {},
 ): Promise<ScenarioOutcome> {
   return withSession(harness, async (session) => {
     const clock: Clock = { now: () => session.clock.now(), sleep: systemClock.sleep };
     const eventIds = Array.from({ length: scenario.events }, (_, i) => session.eventId(`e${i}`));
     const flaky = new Set(scenario.flaky.map((i) => eventIds[i]));
-    const { ledger, dispose } = await openLedger(clock);
+    const opened = await openLedger(clock);
+    const observed = observeLedger(opened.ledger, clock);
+    const ledger = observed.ledger;
+    const secrets = scenario.signed ? [`whsec_${randomBytes(32).toString('base64')}`] : undefined;
     const receiver = await startReferenceReceiver({
       mode: receiverMode,
+      ...(secrets ? { secrets } : {}),
       respond: ({ eventId, attempt }) => (flaky.has(eventId) && attempt === 1 ? 503 : 200),
     });
-    const sender = createWebhookSender({
+    const honest = createWebhookSender({
       ssrf: { allowHttp: true, allowLoopback: true },
       requestTimeoutMs: 5_000,
     });
+    const sender = options.decorateSender ? options.decorateSender(honest) : honest;
     const crashes = new Map<string, number>();
     try {
       const crash = crashInjector(scenario, eventIds, crashes);
+      const destination = { id: 'reference-receiver', url: receiver.url, ...(secrets ? { secrets } : {}) };
       const workers = Array.from(
         { length: scenario.workers },
         (_, i) =>
@@ -54,20 +78,27 @@ export async function runCrashScenario(
             queue: session.queue,
             ledger,
             sender,
-            route: () => ({ id: 'reference-receiver', url: receiver.url }),
+            route: () => destination,
             clock,
             crash,
             workerId: `w${i}`,
           }),
       );
       const published = new Set<string>();
-      for (const { event, gapSeconds, delaySeconds } of scenario.publishes) {
+      const enqueued = new Map<string, Set<string>>();
+      for (const { event, gapSeconds, delaySeconds, variant = 0 } of scenario.publishes) {
         if (gapSeconds > 0) await session.clock.advance(gapSeconds * 1000);
-        await session.queue.publish({
-          envelope: session.envelope(`e${event}`, { event, amount: 4200 + event }),
+        const payload = { event, amount: 4200 + event, ...(variant === 0 ? {} : { variant }) };
+        const receipt = await session.queue.publish({
+          envelope: session.envelope(`e${event}`, payload),
           delaySeconds,
         });
-        published.add(eventIds[event]!);
+        const eventId = eventIds[event]!;
+        published.add(eventId);
+        if (!receipt.duplicate) {
+          const digests = enqueued.get(eventId) ?? new Set<string>();
+          enqueued.set(eventId, digests.add(payloadDigest(payload)));
+        }
       }
       await runRounds(session, workers, scenario.rounds, async () => {
         for (const id of published) {
@@ -76,24 +107,31 @@ export async function runCrashScenario(
         }
         return true;
       });
+      const leftovers = await leftoverDigests(session);
       const histories: EventHistory[] = [];
       for (const eventId of published) {
+        const effects = receiver.effectsFor(eventId);
         histories.push({
           eventId,
-          effects: receiver.effectCount(eventId),
+          effects: effects.length,
+          effectDigests: effects.map((e) => e.payloadSha256),
+          dedupeKeys: [...new Set(effects.flatMap((e) => (e.dedupeKey === undefined ? [] : [e.dedupeKey])))],
           crashes: crashes.get(eventId) ?? 0,
-          record: await ledger.get(eventId),
+          record: await opened.ledger.get(eventId),
+          enqueuedDigests: [...(enqueued.get(eventId) ?? [])],
+          ...observed.observations(eventId),
+          leftoverDigests: leftovers.get(eventId) ?? [],
         });
       }
       return {
         histories,
         verdicts: new Map(histories.map((h) => [h.eventId, classify(h)])),
-        reconciliation: await buildReconciliationReport(ledger, { olderThanSeconds: 0 }),
+        reconciliation: await buildReconciliationReport(opened.ledger, { olderThanSeconds: 0 }),
       };
     } finally {
       await sender.close();
       await receiver.close();
-      await dispose();
+      await opened.dispose();
     }
   });
 }
@@ -105,6 +143,7 @@ async function runRounds(
   allSettled: () => Promise<boolean>,
 ): Promise<void> {
   let idle = 0;
+  let swept = false;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const active = workers.slice(0, Math.min(workers.length, rounds[round % rounds.length]!));
     const handled = await Promise.all(
@@ -123,11 +162,29 @@ async function runRounds(
       idle = 0;
       continue;
     }
-    // Idle: let leases lapse and delays run out. Stop once every event is settled in the ledger
-    // and the queue has stayed quiet past a whole lease, so late redeliveries were seen too.
-    if (++idle >= 3 && (await allSettled())) return;
+    // Idle: let leases lapse and delays run out. Once every event is settled in the ledger and
+    // the queue has stayed quiet past a whole lease, take one long step so late copies (delayed
+    // duplicates, reused ids) are handled too, then stop when it is quiet again.
+    if (++idle >= 3 && (await allSettled())) {
+      if (swept) return;
+      swept = true;
+      idle = 0;
+      await session.clock.advance(SWEEP_MS);
+      continue;
+    }
     await session.clock.advance((QUEUE_LEASE_SECONDS + 1) * 1000);
   }
+}
+
+/** What the queue still holds once the run is over (past every delay), by event id and digest. */
+async function leftoverDigests(session: Session): Promise<Map<string, string[]>> {
+  await session.clock.advance(SWEEP_MS);
+  const left = new Map<string, string[]>();
+  for (const delivery of await session.drain({ ack: true })) {
+    const { event_id, payload_sha256 } = delivery.envelope;
+    left.set(event_id, [...(left.get(event_id) ?? []), payload_sha256]);
+  }
+  return left;
 }
 
 function crashInjector(

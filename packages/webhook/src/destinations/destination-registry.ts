@@ -1,6 +1,7 @@
 import { QueueError } from '@queueport/core';
+import { compileOptionValidator, withoutUndefined } from '../sender/option-validator';
 import type { DeliveryOutcome, Destination } from '../sender-types';
-import { assertDestination } from './validate-destination';
+import { checkedDestination } from './validate-destination';
 
 export interface DisabledNotice {
   destination: Destination;
@@ -20,6 +21,19 @@ export interface DestinationRegistryOptions {
   now?: () => number;
 }
 
+const checkOptions = compileOptionValidator(
+  {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      onDisabled: { isFunction: true },
+      onError: { isFunction: true },
+      now: { isFunction: true },
+    },
+  },
+  { subject: 'destination registry options', prepare: withoutUndefined },
+);
+
 /**
  * The in-memory set of destinations and which of them are switched off. A 410 disables a
  * destination so one dead endpoint stops consuming attempts; re-enabling is a human decision.
@@ -30,13 +44,16 @@ export class DestinationRegistry {
   readonly #options: DestinationRegistryOptions;
 
   constructor(options: DestinationRegistryOptions = {}) {
-    this.#options = options;
+    this.#options = checkOptions(options) as DestinationRegistryOptions;
   }
 
-  /** Adds or replaces a destination (validated first). Replacing keeps its disabled state. */
+  /**
+   * Adds or replaces a destination (validated first, kept as a frozen copy). Replacing keeps
+   * its disabled state.
+   */
   register(destination: Destination): void {
-    assertDestination(destination);
-    this.#destinations.set(destination.id, Object.freeze({ ...destination }));
+    const checked = checkedDestination(destination);
+    this.#destinations.set(checked.id, checked);
   }
 
   remove(id: string): boolean {

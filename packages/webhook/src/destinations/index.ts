@@ -4,4 +4,5 @@ export {
   type DestinationRegistryOptions,
   type DisabledNotice,
 } from './destination-registry';
+export { isSenderOwnedHeader, SENDER_OWNED_HEADERS, SENDER_OWNED_PREFIXES } from './header-rules';
 export { assertDestination } from './validate-destination';

@@ -1,40 +1,74 @@
 import { QueueError } from '@queueport/core';
 import { resolveRetrySchedule } from '../retry/retry-schedule';
+import { compileOptionValidator, withoutUndefined } from '../sender/option-validator';
 import type { Destination } from '../sender-types';
-import { assertSigningSecret } from '../signing/signing-secret';
+import { destinationSchema, MAX_DESTINATION_ID_LENGTH } from './destination-schema';
+
+const checkShape = compileOptionValidator(destinationSchema, {
+  root: 'destination',
+  prepare: prune,
+  subject: (value) => {
+    const id = usableId(value);
+    return id === undefined ? 'destination' : `destination ${id}`;
+  },
+  details: (value) => {
+    const id = usableId(value);
+    return id === undefined ? {} : { destinationId: id };
+  },
+  label: (field) => {
+    const secret = /^secrets\[(\d+)\]$/.exec(field);
+    return secret ? `signing secret #${Number(secret[1]) + 1}` : undefined;
+  },
+});
 
 /**
- * Configuration mistakes caught when a destination is registered, not at its first delivery:
- * an unparsable URL, a malformed secret, a nonsensical retry policy. The SSRF verdict is not
- * taken here: it depends on the sender's options and on DNS at send time.
+ * Configuration mistakes caught when a destination is registered, and again before each send:
+ * an unparsable URL, a malformed secret, a header the sender owns or that cannot travel, a
+ * nonsensical retry policy. The SSRF verdict is not taken here: it depends on the sender's
+ * options and on DNS at send time.
  */
-export function assertDestination(destination: Destination): void {
-  if (typeof destination.id !== 'string' || destination.id === '') {
-    throw new QueueError('INVALID_ARGUMENT', 'destination id must be a non-empty string', {
-      details: { field: 'id' },
-    });
-  }
-  if (!URL.canParse(destination.url)) {
-    // The URL is not echoed: its query string may carry a token.
-    throw new QueueError(
-      'INVALID_ARGUMENT',
-      `destination ${destination.id}: url is not a valid absolute URL`,
-      {
-        details: { field: 'url', destinationId: destination.id },
-      },
-    );
-  }
+export function assertDestination(destination: unknown): asserts destination is Destination {
+  checkedDestination(destination);
+}
+
+/**
+ * The destination, checked, as a frozen copy that owns its arrays and header map: what was
+ * checked is what gets used, whatever the caller does to its own object afterwards.
+ */
+export function checkedDestination(destination: unknown): Destination {
+  const checked = checkShape(destination) as Destination;
   try {
-    destination.secrets?.forEach((secret, i) => {
-      assertSigningSecret(secret, i + 1);
-    });
-    resolveRetrySchedule(destination.retry);
+    resolveRetrySchedule(checked.retry);
   } catch (error) {
-    if (error instanceof QueueError) {
-      throw new QueueError(error.code, `destination ${destination.id}: ${error.message}`, {
-        details: { ...error.details, destinationId: destination.id },
-      });
-    }
-    throw error;
+    if (!(error instanceof QueueError)) throw error;
+    throw new QueueError(error.code, `destination ${checked.id}: ${error.message}`, {
+      details: { ...error.details, destinationId: checked.id },
+    });
   }
+  const { secrets, headers, retry, ...rest } = checked;
+  return Object.freeze({
+    ...rest,
+    ...(secrets === undefined ? {} : { secrets: Object.freeze([...secrets]) }),
+    ...(headers === undefined ? {} : { headers: Object.freeze({ ...headers }) }),
+    ...(retry === undefined ? {} : { retry: Object.freeze({ ...retry }) }),
+  });
+}
+
+// Unset optional fields may be written as `undefined`; inside `headers` an undefined value is
+// a mistake the schema must see.
+function prune(destination: unknown): unknown {
+  const value = withoutUndefined(destination);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const retry = (value as { retry?: unknown }).retry;
+  return retry === undefined ? value : { ...value, retry: withoutUndefined(retry) };
+}
+
+function usableId(value: unknown): string | undefined {
+  const id = (value as { id?: unknown } | null)?.id;
+  return typeof id === 'string' &&
+    id.length > 0 &&
+    id.length <= MAX_DESTINATION_ID_LENGTH &&
+    !/\p{Cc}/u.test(id)
+    ? id
+    : undefined;
 }

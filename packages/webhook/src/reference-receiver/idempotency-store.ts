@@ -1,4 +1,7 @@
-/** What the idempotent receiver remembers per Idempotency-Key (Stripe's design, in memory). */
+/**
+ * What the idempotent receiver remembers per key (Stripe's design, in memory). The key is the
+ * Idempotency-Key, or the signed webhook-id when the receiver verifies signatures.
+ */
 export type KeyRecord =
   | { state: 'in-flight'; fingerprint: string }
   | { state: 'done'; fingerprint: string; status: number; body: string };

@@ -1,3 +1,4 @@
+export { type BusinessIdentity, businessIdentity } from './business-identity';
 export {
   type Effect,
   type ReferenceReceiver,

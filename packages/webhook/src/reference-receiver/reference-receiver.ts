@@ -5,30 +5,59 @@ import { sha256Hex } from '@queueport/core';
 import { Webhook } from 'standardwebhooks';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from '../idempotency-key';
 import { assertSigningSecret } from '../signing/signing-secret';
+import { type BusinessIdentity, businessIdentity } from './business-identity';
 import { IdempotencyStore } from './idempotency-store';
 
-/** One business transition the receiver performed: what tests count, not requests. */
+/**
+ * One business transition the receiver performed: what tests count, not requests. It is named by
+ * the business identity in the posted body (the envelope's `event_id` and payload digest), kept
+ * apart from the key the receiver deduplicated on, so a sender that changes its key between
+ * attempts shows up as two effects of one event.
+ */
 export interface Effect {
+  /**
+   * The envelope's `event_id` read from the body; the webhook-id (else Idempotency-Key) only
+   * for a body that is no envelope.
+   */
   eventId: string;
-  /** The Idempotency-Key as read (bare or unquoted sf-string); undefined in ignores-key mode without one. */
+  /** Where `eventId` and `payloadSha256` were read: `body` (an envelope) or `headers`. */
+  identity: 'body' | 'headers';
+  /** The business payload's digest (see `BusinessIdentity`); the body's SHA-256 for other bodies. */
+  payloadSha256: string;
+  /**
+   * What this request was deduplicated on: the signed `webhook-id` when the receiver verifies
+   * signatures, else the Idempotency-Key; undefined in ignores-key mode.
+   */
+  dedupeKey: string | undefined;
+  /**
+   * The Idempotency-Key as read (bare or unquoted sf-string); undefined without one, and for a
+   * malformed one on a signed request (unsigned, that is answered 400).
+   */
   key: string | undefined;
+  /** The `webhook-id` header as sent, signed or not. */
+  webhookId: string | undefined;
   bodySha256: string;
   /** Unix ms. */
   at: number;
 }
 
 export interface RespondContext {
+  /** The business event id (the envelope's `event_id` in the body, else the header id). */
   eventId: string;
-  /** 1 for the first request carrying this event id, counting every request (replays too). */
+  /** 1 for the first request carrying this business event id, counting every request (replays too). */
   attempt: number;
   body: string;
+  /** What the request is deduplicated on (see `Effect.dedupeKey`). */
+  dedupeKey: string | undefined;
 }
 
 export interface ReferenceReceiverOptions {
   host?: string;
   port?: number;
   /**
-   * `idempotent`: honours Idempotency-Key (one effect per key, replays, 409 / 422).
+   * `idempotent`: one effect per key, replays, 409 / 422. The key is the signed `webhook-id`
+   * when `secrets` are given (an unsigned Idempotency-Key could be changed in transit), else the
+   * Idempotency-Key.
    * `ignores-key`: every 2xx answer is a new effect, like a receiver that never deduplicates.
    */
   mode: 'idempotent' | 'ignores-key';
@@ -48,6 +77,9 @@ export interface ReferenceReceiver {
   url: string;
   close(): Promise<void>;
   effects(): Effect[];
+  /** The effects of one business event id (read from the body, whatever keys the requests carried). */
+  effectsFor(eventId: string): Effect[];
+  /** How many effects one business event id had. */
   effectCount(eventId: string): number;
   /** All effects so far; cheap enough to poll while waiting for a run to finish. */
   effectTotal(): number;
@@ -72,25 +104,40 @@ export async function startReferenceReceiver(options: ReferenceReceiverOptions):
   const verifiers = options.secrets?.map((secret) => new Webhook(secret));
   const store = new IdempotencyStore();
   const effects: Effect[] = [];
-  const effectsPerEvent = new Map<string, number>();
+  const effectsPerEvent = new Map<string, Effect[]>();
   const attempts = new Map<string, number>();
   let requests = 0;
   let connections = 0;
 
-  const perform = async (eventId: string, key: string | undefined, body: string): Promise<number> => {
-    const attempt = (attempts.get(eventId) ?? 0) + 1;
-    attempts.set(eventId, attempt);
+  const perform = async (request: ReadRequest, dedupeKey: string | undefined): Promise<number> => {
+    const { identity, body } = request;
+    const attempt = (attempts.get(identity.eventId) ?? 0) + 1;
+    attempts.set(identity.eventId, attempt);
     if (options.processingDelayMs)
       await new Promise((resolve) => setTimeout(resolve, options.processingDelayMs));
     let status: number;
     try {
-      status = options.respond ? await options.respond({ eventId, attempt, body }) : 200;
+      status = options.respond
+        ? await options.respond({ eventId: identity.eventId, attempt, body, dedupeKey })
+        : 200;
     } catch {
       status = 500;
     }
     if (status >= 200 && status < 300) {
-      effects.push({ eventId, key, bodySha256: sha256Hex(body), at: now() });
-      effectsPerEvent.set(eventId, (effectsPerEvent.get(eventId) ?? 0) + 1);
+      const effect: Effect = {
+        eventId: identity.eventId,
+        identity: identity.source,
+        payloadSha256: identity.payloadSha256,
+        dedupeKey,
+        key: request.key,
+        webhookId: request.webhookId,
+        bodySha256: sha256Hex(body),
+        at: now(),
+      };
+      effects.push(effect);
+      const perEvent = effectsPerEvent.get(identity.eventId);
+      if (perEvent) perEvent.push(effect);
+      else effectsPerEvent.set(identity.eventId, [effect]);
     }
     return status;
   };
@@ -106,22 +153,35 @@ export async function startReferenceReceiver(options: ReferenceReceiverOptions):
     }
 
     const headers = flatHeaders(req);
+    const signed = verifiers !== undefined;
     if (verifiers && !verifiers.some((verifier) => verifies(verifier, body, headers))) {
       return reply(res, 401, { error: 'invalid signature' });
     }
     const rawKey = headers[IDEMPOTENCY_KEY_HEADER];
     const key = rawKey === undefined ? undefined : parseIdempotencyKey(rawKey);
-    if (rawKey !== undefined && key === undefined)
+    // Unsigned, the key is what the receiver goes by, so a malformed one is refused. Signed, it
+    // is not trusted for anything (webhook-id is), so it is only recorded.
+    if (!signed && rawKey !== undefined && key === undefined)
       return reply(res, 400, { error: 'malformed Idempotency-Key' });
-    const eventId = headers['webhook-id'] ?? key ?? '';
+    const webhookId = headers['webhook-id'];
+    const request: ReadRequest = {
+      body,
+      key,
+      webhookId,
+      identity: businessIdentity(body, webhookId ?? key),
+    };
+    const eventId = request.identity.eventId;
 
     if (options.mode === 'ignores-key') {
-      const status = await perform(eventId, key, body);
+      const status = await perform(request, undefined);
       return reply(res, status, { received: eventId });
     }
-    // The draft's 400: an idempotent endpoint requires the key.
-    if (key === undefined) return reply(res, 400, { error: 'Idempotency-Key header is required' });
-    const decision = store.begin(key, sha256Hex(body));
+    // Verified, the signed webhook-id is the key: the Idempotency-Key header is not covered by
+    // the signature, so changing it must not make a request new. Unsigned, the draft's 400: an
+    // idempotent endpoint requires the key.
+    const dedupeKey = signed ? webhookId : key;
+    if (dedupeKey === undefined) return reply(res, 400, { error: 'Idempotency-Key header is required' });
+    const decision = store.begin(dedupeKey, sha256Hex(body));
     if (decision.action === 'conflict') {
       // Neither is stored: they describe this request, not the key's result.
       return reply(res, decision.status, { error: decision.reason });
@@ -133,9 +193,9 @@ export async function startReferenceReceiver(options: ReferenceReceiverOptions):
     let status = 500;
     const answer = JSON.stringify({ received: eventId });
     try {
-      status = await perform(eventId, key, body);
+      status = await perform(request, dedupeKey);
     } finally {
-      store.finish(key, status, answer);
+      store.finish(dedupeKey, status, answer);
     }
     return replyRaw(res, status, answer);
   };
@@ -163,11 +223,20 @@ export async function startReferenceReceiver(options: ReferenceReceiverOptions):
         server.closeAllConnections();
       }),
     effects: () => effects.map((effect) => ({ ...effect })),
-    effectCount: (eventId) => effectsPerEvent.get(eventId) ?? 0,
+    effectsFor: (eventId) => (effectsPerEvent.get(eventId) ?? []).map((effect) => ({ ...effect })),
+    effectCount: (eventId) => effectsPerEvent.get(eventId)?.length ?? 0,
     effectTotal: () => effects.length,
     requests: () => requests,
     connections: () => connections,
   };
+}
+
+/** One request as read: its body, the keys it carried, and the business transition it names. */
+interface ReadRequest {
+  body: string;
+  key: string | undefined;
+  webhookId: string | undefined;
+  identity: BusinessIdentity;
 }
 
 function verifies(verifier: Webhook, body: string, headers: Record<string, string>): boolean {

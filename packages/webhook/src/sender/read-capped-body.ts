@@ -7,18 +7,23 @@ import type { ResponseSample } from '../sender-types';
  * the status line already decided the outcome.
  */
 export async function readCappedBody(
-  body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown },
+  body: AsyncIterable<Uint8Array> & {
+    destroy(error?: Error): unknown;
+    once?(event: 'error', listener: () => void): unknown;
+  },
   maxBytes: number,
 ): Promise<ResponseSample> {
+  // A cap that is not a positive whole number reads nothing: it must never lift the cap.
+  const cap = Number.isSafeInteger(maxBytes) && maxBytes > 0 ? maxBytes : 0;
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
   try {
-    if (maxBytes <= 0) {
+    if (cap === 0) {
       truncated = true;
     } else {
       for await (const chunk of body) {
-        const room = maxBytes - size;
+        const room = cap - size;
         if (chunk.byteLength > room) {
           chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, room));
           size += room;
@@ -33,6 +38,11 @@ export async function readCappedBody(
     truncated = true;
   }
   // Destroying a fully read body is left out on purpose: it would close a reusable connection.
-  if (truncated) body.destroy();
+  // undici's body emits 'error' when destroyed before its end, and with no listener left that
+  // event would take the whole process down.
+  if (truncated) {
+    body.once?.('error', () => {});
+    body.destroy();
+  }
   return { body: Buffer.concat(chunks, size).toString('utf8'), truncated };
 }

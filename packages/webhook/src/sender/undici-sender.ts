@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { QueueError, redactSecrets } from '@queueport/core';
 import { Agent } from 'undici';
+import { checkedDestination } from '../destinations/validate-destination';
 import {
   DEFAULT_IDEMPOTENCY_KEY_STYLE,
   formatIdempotencyKey,
@@ -10,11 +11,14 @@ import {
 import type { DeliveryOutcome, Destination, WebhookRequest, WebhookSender } from '../sender-types';
 import { secretFragments } from '../signing/signing-secret';
 import { WebhookSigner } from '../signing/webhook-signer';
+import { findDestinationRefusal } from '../ssrf/destination-refused-error';
 import { createGuardedLookup, type Resolver } from '../ssrf/guarded-lookup';
 import { createUrlPolicy, type UrlPolicyOptions } from '../ssrf/url-policy';
 import { USER_AGENT } from '../version';
 import { type Classification, classifyError, classifyResponse } from './classify-response';
+import { compileOptionValidator, withoutUndefined } from './option-validator';
 import { readCappedBody } from './read-capped-body';
+import { MAX_DATE_MS, senderOptionsSchema, webhookRequestSchema } from './sender-schemas';
 
 export interface WebhookSenderOptions {
   /** TCP (and TLS) connect, DNS lookup included. Default 10 s. */
@@ -50,22 +54,37 @@ export const DEFAULT_SENDER_TIMEOUTS: Readonly<Record<TimeoutName, number>> = Ob
 });
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 
-// The sender owns these; a destination's own headers cannot replace them (a stale
-// webhook-signature or a different idempotency key would silently break the receiver).
-const RESERVED_HEADERS = new Set([
-  IDEMPOTENCY_KEY_HEADER,
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-]);
+const checkOptions = compileOptionValidator(senderOptionsSchema, {
+  subject: 'webhook sender options',
+  prepare: (value) => {
+    const options = withoutUndefined(value) as { ssrf?: unknown } | null;
+    if (options === null || typeof options !== 'object' || options.ssrf === undefined) return options;
+    return { ...options, ssrf: withoutUndefined(options.ssrf) };
+  },
+});
+
+const checkRequestShape = compileOptionValidator(webhookRequestSchema, {
+  subject: 'webhook request',
+  root: 'request',
+  prepare: withoutUndefined,
+});
 
 /**
  * The undici-based sender: ONE keep-alive Agent shared by every destination, whose connect
  * step runs through the SSRF-guarded lookup. `agent.request` never follows redirects (unlike
- * fetch), so a 3xx reaches the classifier as what it is.
+ * fetch), so a 3xx reaches the classifier as what it is. The options are checked here, in
+ * full, so a bad one fails at startup rather than as a crash or a silent default later.
  */
 export function createWebhookSender(options: WebhookSenderOptions = {}): WebhookSender {
-  return new UndiciWebhookSender(options);
+  return new UndiciWebhookSender(checkOptions(options) as WebhookSenderOptions);
+}
+
+/** A request that passed every check and is ready to go out. */
+interface PreparedRequest {
+  url: URL;
+  headers: Record<string, string>;
+  body: string;
+  knownSecrets: readonly string[];
 }
 
 class UndiciWebhookSender implements WebhookSender {
@@ -79,15 +98,8 @@ class UndiciWebhookSender implements WebhookSender {
   #closed = false;
 
   constructor(options: WebhookSenderOptions) {
-    const timeouts = { ...DEFAULT_SENDER_TIMEOUTS, ...definedOnly(options) };
-    for (const [name, value] of Object.entries(timeouts)) {
-      if (!Number.isFinite(value) || value <= 0) {
-        throw new QueueError('INVALID_ARGUMENT', `${name} must be a positive number of milliseconds`, {
-          details: { field: name },
-        });
-      }
-    }
-    this.requestTimeoutMs = timeouts.requestTimeoutMs;
+    const timeout = (name: TimeoutName) => options[name] ?? DEFAULT_SENDER_TIMEOUTS[name];
+    this.requestTimeoutMs = timeout('requestTimeoutMs');
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#keyStyle = options.idempotencyKeyStyle ?? DEFAULT_IDEMPOTENCY_KEY_STYLE;
     this.#now = options.now ?? Date.now;
@@ -95,89 +107,139 @@ class UndiciWebhookSender implements WebhookSender {
     this.#policy = createUrlPolicy(options.ssrf);
     this.#agent = new Agent({
       connect: {
-        timeout: timeouts.connectTimeoutMs,
+        timeout: timeout('connectTimeoutMs'),
         lookup: createGuardedLookup(this.#policy.addresses, options.resolver),
       },
-      headersTimeout: timeouts.headersTimeoutMs,
-      bodyTimeout: timeouts.bodyTimeoutMs,
+      headersTimeout: timeout('headersTimeoutMs'),
+      bodyTimeout: timeout('bodyTimeoutMs'),
       connections: options.connectionsPerOrigin ?? 10,
     });
   }
 
   async send(request: WebhookRequest, signal?: AbortSignal): Promise<DeliveryOutcome> {
     const started = performance.now();
-    const classified = await this.#attempt(request, signal);
+    let classified: Classification;
+    try {
+      classified = await this.#attempt(request, signal);
+    } catch {
+      // Unreachable by design. If it happens the request may have gone out, and only a retry
+      // (same Idempotency-Key) settles that; throwing would leave the ledger row ambiguous.
+      classified = { kind: 'retry', reason: 'internal error in the webhook sender' };
+    }
     return { ...classified, attemptMs: Math.round(performance.now() - started) } as DeliveryOutcome;
   }
 
-  async #attempt(request: WebhookRequest, callerSignal: AbortSignal | undefined): Promise<Classification> {
-    const { destination } = request;
-    const knownSecrets = [
-      ...secretFragments(destination.secrets ?? []),
-      ...Object.values(destination.headers ?? {}),
-    ];
-    if (this.#closed) return { kind: 'retry', reason: 'sender is closed' };
-
+  async #attempt(request: unknown, callerSignal: unknown): Promise<Classification> {
     // Everything that can be refused without a connection is refused here, before undici.
-    const verdict = this.#policy.check(destination.url);
-    if (!verdict.allowed) return classifyError(verdict.error);
-
-    let headers: Record<string, string>;
-    try {
-      headers = this.#headers(request, destination);
-    } catch (error) {
-      return classifyError(error, { knownSecrets });
-    }
+    const prepared = this.#prepare(request, callerSignal);
+    if ('kind' in prepared) return prepared;
+    const { url, headers, body, knownSecrets } = prepared;
+    if (this.#closed) return { kind: 'retry', reason: 'sender is closed' };
 
     // A timer cleared when the attempt ends: AbortSignal.timeout would keep one 30 s timer alive
     // per request long after it finished, which costs real throughput under load.
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Error('request timeout')), this.requestTimeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
-    const url = verdict.url;
+    const signal =
+      callerSignal instanceof AbortSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
     try {
       const response = await this.#agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
         headers,
-        body: request.body,
+        body,
         signal,
       });
-      const classified = classifyResponse(response.statusCode, response.headers, { nowMs: this.#now() });
+      const classified = classifyResponse(response.statusCode, response.headers, { nowMs: this.#nowAfter() });
       const sample = await readCappedBody(response.body, this.#maxResponseBytes);
       // A receiver may echo our request back (an Authorization header included): redact it.
       return { ...classified, response: { ...sample, body: redactSecrets(sample.body, knownSecrets) } };
     } catch (error) {
-      const aborted = timeout.signal.aborted ? 'timeout' : callerSignal?.aborted ? 'caller' : undefined;
+      const aborted = timeout.signal.aborted
+        ? 'timeout'
+        : callerSignal instanceof AbortSignal && callerSignal.aborted
+          ? 'caller'
+          : undefined;
       return classifyError(error, { aborted, requestTimeoutMs: this.requestTimeoutMs, knownSecrets });
     } finally {
       clearTimeout(timer);
     }
   }
 
+  /**
+   * Checks the request in full and builds what goes on the wire, or says why it cannot go.
+   * Nothing here touches the network, so every refusal is final and nothing was sent.
+   */
+  #prepare(request: unknown, callerSignal: unknown): PreparedRequest | Classification {
+    let checked: WebhookRequest;
+    try {
+      if (callerSignal !== undefined && !(callerSignal instanceof AbortSignal)) {
+        throw new QueueError('INVALID_ARGUMENT', 'webhook request: signal must be an AbortSignal', {
+          details: { field: 'signal' },
+        });
+      }
+      checked = checkRequestShape(request) as WebhookRequest;
+    } catch (error) {
+      return refusedBeforeSending(error, []);
+    }
+    // The SSRF guard speaks first, so its refusals keep their typed `refusal` details.
+    const url = (checked.destination as { url?: unknown }).url;
+    const verdict = this.#policy.check(typeof url === 'string' ? url : '');
+    if (!verdict.allowed) return classifyError(verdict.error);
+    let destination: Destination;
+    try {
+      destination = checkedDestination(checked.destination);
+    } catch (error) {
+      return refusedBeforeSending(error, []);
+    }
+    const knownSecrets = [
+      ...secretFragments(destination.secrets ?? []),
+      ...Object.values(destination.headers ?? {}),
+    ];
+    try {
+      const headers = this.#headers(checked, destination);
+      return { url: verdict.url, headers, body: checked.body, knownSecrets };
+    } catch (error) {
+      return refusedBeforeSending(error, knownSecrets);
+    }
+  }
+
   #headers(request: WebhookRequest, destination: Destination): Record<string, string> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': this.#userAgent,
-    };
+    // No prototype: a header named `__proto__` or `constructor` stays a header.
+    const headers: Record<string, string> = Object.create(null);
+    headers['content-type'] = 'application/json';
+    headers['user-agent'] = this.#userAgent;
+    // The destination was checked: no sender-owned name, no duplicate, only valid values.
     for (const [name, value] of Object.entries(destination.headers ?? {})) {
-      const lower = name.toLowerCase();
-      if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
+      headers[name.toLowerCase()] = value;
     }
     headers[IDEMPOTENCY_KEY_HEADER] = formatIdempotencyKey(
       request.eventId,
       destination.idempotencyKeyStyle ?? this.#keyStyle,
     );
     if (destination.secrets && destination.secrets.length > 0) {
+      const timestamp = request.timestamp ?? this.#now();
+      if (!Number.isFinite(timestamp) || timestamp < 0 || timestamp > MAX_DATE_MS) {
+        throw new QueueError('INVALID_ARGUMENT', 'webhook sender: now() did not return Unix milliseconds', {
+          details: { field: 'now' },
+        });
+      }
       // Built per request: secrets live on the destination, which may be rotated at any time.
       const signer = new WebhookSigner(destination.secrets);
-      Object.assign(
-        headers,
-        signer.sign({ id: request.eventId, timestamp: request.timestamp ?? this.#now(), body: request.body }),
-      );
+      Object.assign(headers, signer.sign({ id: request.eventId, timestamp, body: request.body }));
     }
     return headers;
+  }
+
+  /** For Retry-After dates, once the request is out: a clock that misbehaves must not undo an outcome. */
+  #nowAfter(): number {
+    try {
+      const now = this.#now();
+      return Number.isFinite(now) ? now : Date.now();
+    } catch {
+      return Date.now();
+    }
   }
 
   async close(): Promise<void> {
@@ -187,10 +249,10 @@ class UndiciWebhookSender implements WebhookSender {
   }
 }
 
-function definedOnly(options: WebhookSenderOptions): Partial<Record<TimeoutName, number>> {
-  const out: Partial<Record<TimeoutName, number>> = {};
-  for (const key of Object.keys(DEFAULT_SENDER_TIMEOUTS) as TimeoutName[]) {
-    if (options[key] !== undefined) out[key] = options[key];
-  }
-  return out;
+/** Before anything is sent, an unexpected failure is final too: the same request would fail the same way. */
+function refusedBeforeSending(error: unknown, knownSecrets: readonly string[]): Classification {
+  if (error instanceof QueueError || findDestinationRefusal(error))
+    return classifyError(error, { knownSecrets });
+  const message = error instanceof Error ? error.message : 'an unexpected failure';
+  return { kind: 'terminal', reason: `request could not be built: ${redactSecrets(message, knownSecrets)}` };
 }

@@ -4,5 +4,6 @@ export {
   MIN_SECRET_BYTES,
   SECRET_PREFIX,
   secretFragments,
+  signingSecretProblem,
 } from './signing-secret';
 export { type SignatureHeaders, type SignInput, WebhookSigner } from './webhook-signer';

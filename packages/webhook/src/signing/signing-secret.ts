@@ -14,23 +14,26 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
  * The message names the secret by position only: never by value, not even a prefix of it.
  */
 export function assertSigningSecret(secret: unknown, position = 1): asserts secret is string {
-  const fail = (problem: string): never => {
+  const problem = signingSecretProblem(secret);
+  if (problem !== undefined) {
     throw new QueueError('INVALID_ARGUMENT', `signing secret #${position} ${problem}`, {
       details: { field: 'secrets', position },
     });
-  };
-  if (typeof secret !== 'string') return fail('is not a string');
-  if (!secret.startsWith(SECRET_PREFIX)) return fail(`must start with "${SECRET_PREFIX}" followed by base64`);
-  const encoded = secret.slice(SECRET_PREFIX.length);
-  if (encoded.length % 4 !== 0 || !BASE64.test(encoded)) {
-    return fail(`is not valid base64 after "${SECRET_PREFIX}"`);
   }
+}
+
+/** What is wrong with a secret, in words that never quote it; undefined when it is usable. */
+export function signingSecretProblem(secret: unknown): string | undefined {
+  if (typeof secret !== 'string') return 'is not a string';
+  if (!secret.startsWith(SECRET_PREFIX)) return `must start with "${SECRET_PREFIX}" followed by base64`;
+  const encoded = secret.slice(SECRET_PREFIX.length);
+  if (encoded.length % 4 !== 0 || !BASE64.test(encoded))
+    return `is not valid base64 after "${SECRET_PREFIX}"`;
   const bytes = Buffer.from(encoded, 'base64').length;
   if (bytes < MIN_SECRET_BYTES || bytes > MAX_SECRET_BYTES) {
-    return fail(
-      `decodes to ${bytes} bytes; Standard Webhooks secrets are ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} bytes`,
-    );
+    return `decodes to ${bytes} bytes; Standard Webhooks secrets are ${MIN_SECRET_BYTES} to ${MAX_SECRET_BYTES} bytes`;
   }
+  return undefined;
 }
 
 /** The strings an error message or outcome must never contain for these secrets. */

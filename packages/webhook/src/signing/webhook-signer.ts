@@ -27,7 +27,12 @@ export class WebhookSigner {
   readonly #webhooks: readonly Webhook[];
 
   constructor(secrets: string | readonly string[]) {
-    const list = typeof secrets === 'string' ? [secrets] : [...secrets];
+    if (typeof secrets !== 'string' && !Array.isArray(secrets)) {
+      throw new QueueError('INVALID_ARGUMENT', 'signing secrets must be a string or an array of strings', {
+        details: { field: 'secrets' },
+      });
+    }
+    const list: unknown[] = typeof secrets === 'string' ? [secrets] : [...secrets];
     if (list.length === 0) {
       throw new QueueError('INVALID_ARGUMENT', 'at least one signing secret is required', {
         details: { field: 'secrets' },
@@ -36,7 +41,7 @@ export class WebhookSigner {
     list.forEach((secret, i) => {
       assertSigningSecret(secret, i + 1);
     });
-    this.#webhooks = list.map((secret) => new Webhook(secret));
+    this.#webhooks = list.map((secret) => new Webhook(secret as string));
   }
 
   get secretCount(): number {

@@ -1,12 +1,16 @@
-import { QueueError } from '@queueport/core';
 import ipaddr from 'ipaddr.js';
+import { compileOptionValidator, withoutUndefined } from '../sender/option-validator';
+import { type Address, type Cidr, inCidr, wrapperOf } from './ipv4-carriers';
+import { addressPolicyOptionsSchema } from './ssrf-options-schema';
 
 export interface AddressPolicyOptions {
   /** Allow 127.0.0.0/8 and ::1. For tests and local examples only: an explicit opt-in. */
   allowLoopback?: boolean;
   /**
    * CIDRs that are allowed although not public unicast (`10.20.0.0/16`, `fd00:1::/32`): the
-   * explicit allow-list for deployments that really deliver to an internal network.
+   * explicit allow-list for deployments that really deliver to an internal network. An IPv6
+   * range that carries IPv4 (NAT64, 6to4, Teredo...) lets the IPv6 form through, never the
+   * IPv4 address it carries: that one must be public or allowed here in its own right.
    */
   allowPrivateCidrs?: readonly string[];
 }
@@ -15,19 +19,6 @@ export type AddressVerdict =
   | { allowed: true; address: string }
   | { allowed: false; address: string; range: string; message: string };
 
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
-type Cidr = [Address, number];
-
-// Prefixes whose traffic really goes to an IPv4 address embedded in the IPv6 one. The embedded
-// address decides: ipaddr.js names these ranges `rfc6052` and `6to4` (never `unicast`), so
-// judging the wrapper alone would refuse every NAT64 destination on an IPv6-only network while
-// telling us nothing about where the packets end up.
-const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96') as Cidr;
-const SIX_TO_FOUR = ipaddr.parseCIDR('2002::/16') as Cidr;
-// IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291): ipaddr.js calls them unicast,
-// yet some stacks still route them to the IPv4 address. Nothing legitimate uses them.
-const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as Cidr;
-
 const CIDR_HINT = ' (list its CIDR in allowPrivateCidrs to allow it explicitly)';
 // Only ranges an operator may legitimately want get a hint; multicast or 0.0.0.0 get none.
 const HINTS: Readonly<Record<string, string>> = {
@@ -35,19 +26,27 @@ const HINTS: Readonly<Record<string, string>> = {
   private: CIDR_HINT,
   uniqueLocal: CIDR_HINT,
   carrierGradeNat: CIDR_HINT,
+  rfc6052:
+    ' (list your NAT64 prefix, with its length /48, /56, /64 or /96, in allowPrivateCidrs; the IPv4 address it carries is checked too)',
 };
 
 export interface AddressPolicy {
   check(ip: string): AddressVerdict;
 }
 
+const checkOptions = compileOptionValidator(addressPolicyOptionsSchema, {
+  subject: 'SSRF options',
+  prepare: withoutUndefined,
+});
+
 /**
  * Parses the options once (a bad CIDR is a configuration error, reported at construction) and
  * returns the checker every resolved or literal address goes through.
  */
 export function createAddressPolicy(options: AddressPolicyOptions = {}): AddressPolicy {
-  const allowLoopback = options.allowLoopback === true;
-  const allowed = (options.allowPrivateCidrs ?? []).map(parseAllowedCidr);
+  const checked = checkOptions(options) as AddressPolicyOptions;
+  const allowLoopback = checked.allowLoopback === true;
+  const allowed = (checked.allowPrivateCidrs ?? []).map((cidr) => ipaddr.parseCIDR(cidr) as Cidr);
   return { check: (ip) => checkParsed(ip, allowLoopback, allowed) };
 }
 
@@ -56,62 +55,50 @@ export function checkAddress(ip: string, options: AddressPolicyOptions = {}): Ad
   return createAddressPolicy(options).check(ip);
 }
 
-function parseAllowedCidr(cidr: string): Cidr {
-  try {
-    return ipaddr.parseCIDR(cidr) as Cidr;
-  } catch {
-    throw new QueueError('INVALID_ARGUMENT', `allowPrivateCidrs: "${cidr}" is not a CIDR (e.g. 10.0.0.0/8)`, {
-      details: { cidr },
-    });
-  }
-}
-
-function checkParsed(raw: string, allowLoopback: boolean, allowedCidrs: readonly Cidr[]): AddressVerdict {
-  const text = raw.startsWith('[') && raw.endsWith(']') ? raw.slice(1, -1) : raw;
+/**
+ * Every layer of the address must pass: the IPv6 wrapper (when there is one) and the IPv4
+ * address it carries, which is where the packets end up. The allow-list wins over every
+ * range, loopback included (the operator wrote it), but only for the layer it names.
+ */
+function checkParsed(raw: unknown, allowLoopback: boolean, allowedCidrs: readonly Cidr[]): AddressVerdict {
+  const input = typeof raw === 'string' ? raw : '';
+  const text = input.startsWith('[') && input.endsWith(']') ? input.slice(1, -1) : input;
   let parsed: Address;
   try {
     // process() turns IPv4-mapped IPv6 (::ffff:127.0.0.1, ::ffff:7f00:1) into the IPv4 address.
     parsed = ipaddr.process(text);
   } catch {
-    return { allowed: false, address: raw, range: 'invalid', message: `"${raw}" is not an IP address` };
+    // Quoted and cut short: the text came from a resolver and ends up in log lines.
+    const quoted = JSON.stringify(input.length > 64 ? `${input.slice(0, 64)}…` : input);
+    return { allowed: false, address: input, range: 'invalid', message: `${quoted} is not an IP address` };
   }
-  const target = embeddedIpv4(parsed) ?? parsed;
-  const address = target.toString();
-
-  // The explicit allow-list wins over every range, loopback included: the operator wrote it.
-  if (allowedCidrs.some((cidr) => inCidr(target, cidr) || inCidr(parsed, cidr))) {
-    return { allowed: true, address };
+  const passes = (address: Address, range: string) =>
+    // A connection to 0.0.0.0 or :: reaches this host itself: no allow-list entry means that.
+    range !== 'unspecified' &&
+    (allowedCidrs.some((cidr) => inCidr(address, cidr)) ||
+      range === 'unicast' ||
+      (range === 'loopback' && allowLoopback));
+  const wrapper = wrapperOf(parsed);
+  if (!wrapper) {
+    const range = parsed.range();
+    return passes(parsed, range) ? { allowed: true, address: parsed.toString() } : refused(parsed, range);
   }
-  const range = rangeOf(target);
-  if (range === 'unicast') return { allowed: true, address };
-  if (range === 'loopback' && allowLoopback) return { allowed: true, address };
-  const shown = target === parsed ? address : `${address} (embedded in ${parsed.toString()})`;
-  return { allowed: false, address, range, message: `${shown} is ${range}${HINTS[range] ?? ''}` };
+  const v6 = parsed as ipaddr.IPv6;
+  if (!wrapper.transparent && !passes(v6, wrapper.range)) return refused(v6, wrapper.range);
+  const carried = wrapper.carried(v6, allowedCidrs);
+  if (!carried) return refused(v6, wrapper.range);
+  const range = carried.range();
+  return passes(carried, range)
+    ? { allowed: true, address: carried.toString() }
+    : refused(carried, range, v6);
 }
 
-function rangeOf(target: Address): string {
-  const range = target.range();
-  // :: and ::1 keep their own names; the rest of ::/96 is the deprecated compatible form.
-  if (range === 'unicast' && target.kind() === 'ipv6' && inCidr(target, IPV4_COMPATIBLE))
-    return 'ipv4Compatible';
-  return range;
-}
-
-function embeddedIpv4(address: Address): ipaddr.IPv4 | undefined {
-  if (address.kind() !== 'ipv6') return undefined;
-  const v6 = address as ipaddr.IPv6;
-  const p = v6.parts;
-  if (inCidr(v6, NAT64_WELL_KNOWN)) return ipv4From(p[6]!, p[7]!);
-  if (inCidr(v6, SIX_TO_FOUR)) return ipv4From(p[1]!, p[2]!);
-  return undefined;
-}
-
-function ipv4From(high: number, low: number): ipaddr.IPv4 {
-  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
-}
-
-function inCidr(address: Address, [network, bits]: Cidr): boolean {
-  // ipaddr.js throws when the kinds differ; an IPv4 CIDR simply does not contain an IPv6 address.
-  if (address.kind() !== network.kind()) return false;
-  return (address as ipaddr.IPv4).match(network as ipaddr.IPv4, bits);
+function refused(address: Address, range: string, wrapper?: ipaddr.IPv6): AddressVerdict {
+  const shown = wrapper ? `${address.toString()} (embedded in ${wrapper.toString()})` : address.toString();
+  return {
+    allowed: false,
+    address: address.toString(),
+    range,
+    message: `${shown} is ${range}${HINTS[range] ?? ''}`,
+  };
 }

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import type { AddressPolicy } from './address-policy';
+import type { AddressPolicy, AddressVerdict } from './address-policy';
 import { DestinationRefusedError } from './destination-refused-error';
 
 export interface ResolvedAddress {
@@ -69,21 +69,31 @@ async function resolveChecked(
 ): Promise<readonly ResolvedAddress[]> {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   const literal = isIP(bare);
-  const addresses: readonly ResolvedAddress[] =
+  const resolved: readonly ResolvedAddress[] =
     literal !== 0 ? [{ address: bare, family: literal === 6 ? 6 : 4 }] : await resolver(bare);
-  if (addresses.length === 0) throw noAddress(hostname);
-  for (const { address } of addresses) {
-    const verdict = policy.check(address);
+  if (!Array.isArray(resolved) || resolved.length === 0) throw noAddress(hostname);
+  const checked: ResolvedAddress[] = [];
+  for (const entry of resolved) {
+    const address = (entry as Partial<ResolvedAddress> | null)?.address;
+    // What node:net connects to is this exact string, parsed strictly; the policy's parser is
+    // more lenient (`0x7f.1`, `010.0.0.1`), so anything but a canonical literal could be judged
+    // as one address and reached as another. The family is taken from the string, too.
+    const family = typeof address === 'string' ? isIP(address) : 0;
+    const verdict: AddressVerdict =
+      family === 0
+        ? { allowed: false, address: '', range: 'invalid', message: 'an address that is not an IP literal' }
+        : policy.check(address as string);
     if (!verdict.allowed) {
       throw new DestinationRefusedError(`destination refused: ${hostname} resolves to ${verdict.message}`, {
         reason: 'address',
         host: hostname,
-        address: verdict.address,
+        ...(verdict.address === '' ? {} : { address: verdict.address }),
         range: verdict.range,
       });
     }
+    checked.push({ address: address as string, family: family === 6 ? 6 : 4 });
   }
-  return addresses;
+  return checked;
 }
 
 function familyOf(family: number | string | undefined): 0 | 4 | 6 {

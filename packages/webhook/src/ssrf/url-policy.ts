@@ -1,6 +1,11 @@
 import { isIP } from 'node:net';
+import { compileOptionValidator, withoutUndefined } from '../sender/option-validator';
 import { type AddressPolicy, type AddressPolicyOptions, createAddressPolicy } from './address-policy';
 import { DestinationRefusedError } from './destination-refused-error';
+import { hostMatches, normaliseAllowedHost, normaliseHost } from './host-pattern';
+import { urlPolicyOptionsSchema } from './ssrf-options-schema';
+
+export { normaliseHost } from './host-pattern';
 
 export interface UrlPolicyOptions extends AddressPolicyOptions {
   /** Allow plain http:. Off by default: a webhook body and its signature must not travel in clear. */
@@ -21,10 +26,20 @@ export interface UrlPolicy {
   readonly addresses: AddressPolicy;
 }
 
+const checkOptions = compileOptionValidator(urlPolicyOptionsSchema, {
+  subject: 'SSRF options',
+  prepare: withoutUndefined,
+});
+
 export function createUrlPolicy(options: UrlPolicyOptions = {}): UrlPolicy {
-  const addresses = createAddressPolicy(options);
-  const hosts = options.allowedHosts?.map(normaliseHost);
-  const allowHttp = options.allowHttp === true;
+  const checked = checkOptions(options) as UrlPolicyOptions;
+  const addresses = createAddressPolicy({
+    allowLoopback: checked.allowLoopback,
+    allowPrivateCidrs: checked.allowPrivateCidrs,
+  });
+  // The schema has already refused every entry that does not normalise.
+  const hosts = checked.allowedHosts?.map((entry) => normaliseAllowedHost(entry)!);
+  const allowHttp = checked.allowHttp === true;
   return {
     addresses,
     check(input) {
@@ -32,7 +47,13 @@ export function createUrlPolicy(options: UrlPolicyOptions = {}): UrlPolicy {
         return { allowed: true, url: checkUrl(input, allowHttp, hosts, addresses) };
       } catch (error) {
         if (error instanceof DestinationRefusedError) return { allowed: false, error };
-        throw error;
+        // Nothing else is expected from checkUrl; a verdict is still owed, and it must refuse.
+        return {
+          allowed: false,
+          error: new DestinationRefusedError('destination refused: the URL could not be checked', {
+            reason: 'invalid-url',
+          }),
+        };
       }
     },
   };
@@ -93,17 +114,4 @@ export function checkUrl(
     }
   }
   return url;
-}
-
-/** Lower case, no IPv6 brackets, no trailing root dot: the form both sides are compared in. */
-export function normaliseHost(host: string): string {
-  let out = host.trim().toLowerCase();
-  if (out.startsWith('[') && out.endsWith(']')) out = out.slice(1, -1);
-  if (out.endsWith('.')) out = out.slice(0, -1);
-  return out;
-}
-
-function hostMatches(host: string, pattern: string): boolean {
-  if (pattern.startsWith('*.')) return host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1;
-  return host === pattern;
 }
