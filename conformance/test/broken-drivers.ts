@@ -309,6 +309,18 @@ class MissingLooksEmpty extends DelegatingDriver {
   }
 }
 
+/** Keeps only the first 32 characters of an attribute name, as some providers' SDKs do. */
+class TruncatesAttributeNames extends DelegatingDriver {
+  override publish(messages: readonly OutgoingMessage[]) {
+    return super.publish(
+      messages.map((m) => ({
+        ...m,
+        attributes: Object.fromEntries(Object.entries(m.attributes).map(([k, v]) => [k.slice(0, 32), v])),
+      })),
+    );
+  }
+}
+
 export interface BrokenDriverCase {
   name: string;
   /** The property that must catch this defect. */
@@ -461,6 +473,11 @@ export const brokenDrivers: readonly BrokenDriverCase[] = [
     caughtBy: 'missing-queue',
     create: (c) => new DelegatingDriver('missing-looks-empty', c),
     missing: (c) => new MissingLooksEmpty('missing-looks-empty', c),
+  },
+  {
+    name: 'truncates long attribute names',
+    caughtBy: 'invalid-arguments',
+    create: (c) => new TruncatesAttributeNames('truncates-names', c),
   },
   {
     name: 'rewrites bodies, so the sentinel never arrives',

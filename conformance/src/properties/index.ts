@@ -5,6 +5,7 @@ import { deadLetters } from './dead-letters';
 import { dedupe } from './dedupe';
 import { dedupeWindow } from './dedupe-window';
 import { delayBounds } from './delay-bounds';
+import { invalidArguments } from './invalid-arguments';
 import { invalidEnvelope } from './invalid-envelope';
 import { leaseExpiry } from './lease-expiry';
 import { leaseExtension } from './lease-extension';
@@ -42,6 +43,7 @@ export const queueProperties: readonly ConformanceProperty[] = [
   closedQueue,
   missingQueue,
   invalidEnvelope,
+  invalidArguments,
 ];
 
 export {
@@ -52,6 +54,7 @@ export {
   dedupe,
   dedupeWindow,
   delayBounds,
+  invalidArguments,
   invalidEnvelope,
   leaseExpiry,
   leaseExtension,
