@@ -2,6 +2,7 @@ import {
   canonicalJson,
   decodeEnvelope,
   type EnvelopeInput,
+  encodeEnvelope,
   isQueueError,
   type JsonValue,
   MAX_BODY_BYTES,
@@ -36,14 +37,33 @@ function thrown(run: () => unknown): QueueError {
   throw new Error('expected a throw');
 }
 
+const HOLE = Symbol('hole');
+
+/** An array with holes where HOLE stands: `holey(1, HOLE, 2)` is `[1, , 2]`. */
+function holey(...items: unknown[]): unknown[] {
+  const array: unknown[] = [];
+  array.length = items.length;
+  items.forEach((item, index) => {
+    if (item !== HOLE) array[index] = item;
+  });
+  return array;
+}
+
 function envelope(payload: unknown, extra: Partial<EnvelopeInput> = {}): EnvelopeInput {
-  return { event_id: 'hostile_1', type: 'test.hostile', payload: payload as JsonValue, ...extra } as EnvelopeInput;
+  return {
+    event_id: 'hostile_1',
+    type: 'test.hostile',
+    payload: payload as JsonValue,
+    ...extra,
+  } as EnvelopeInput;
 }
 
 /** What a consumer gets for everything the driver was handed: deliveries and invalid bodies. */
 async function roundTrip(driver: RecordingDriver) {
   const invalid: string[] = [];
-  const reader = new Queue(driver, { hooks: { onInvalidMessage: ({ error }) => invalid.push(error.message) } });
+  const reader = new Queue(driver, {
+    hooks: { onInvalidMessage: ({ error }) => invalid.push(error.message) },
+  });
   driver.inbox.push(
     ...driver.published.map((message, n) => ({
       receipt: `r-${n}`,
@@ -77,7 +97,9 @@ describe('cycles and shared graphs are refused quickly, never hang the event loo
     loop.self = loop;
     const error = thrown(() => prepareEnvelope(envelope(loop)));
     expect(error.code).toBe('INVALID_ENVELOPE');
-    expect(error.details.problems).toEqual(['payload.self refers back to a value that contains it (a cycle)']);
+    expect(error.details.problems).toEqual([
+      'payload.self refers back to a value that contains it (a cycle)',
+    ]);
     const shared = { amount: 1 };
     const driver = new RecordingDriver();
     await new Queue(driver).publish({ envelope: envelope({ a: shared, b: shared }) });
@@ -89,8 +111,15 @@ describe('cycles and shared graphs are refused quickly, never hang the event loo
     const queue = new Queue(driver, { limits: { maxBodyBytes: 1_000 } });
     let reads = 0;
     const big = { items: Array.from({ length: 100 }, (_, i) => ({ i })) };
-    const counted = new Proxy(big, { get: (target, key) => (reads++, Reflect.get(target, key)) });
-    const error = await rejection(queue.publish({ envelope: envelope({ text: 'x'.repeat(2_000), counted }) }));
+    const counted = new Proxy(big, {
+      get: (target, key) => {
+        reads++;
+        return Reflect.get(target, key);
+      },
+    });
+    const error = await rejection(
+      queue.publish({ envelope: envelope({ text: 'x'.repeat(2_000), counted }) }),
+    );
     expect(error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(error.details).toMatchObject({ maxBodyBytes: 1_000, atLeast: true, event_id: 'hostile_1' });
     expect(error.details.sizeBytes as number).toBeGreaterThan(1_000);
@@ -103,7 +132,9 @@ describe('cycles and shared graphs are refused quickly, never hang the event loo
   it('a huge sparse array is PAYLOAD_TOO_LARGE at once: its commas alone pass the limit', async () => {
     const driver = new RecordingDriver();
     const started = performance.now();
-    const error = await rejection(new Queue(driver).publish({ envelope: envelope(new Array(1_000_000_000)) }));
+    const error = await rejection(
+      new Queue(driver).publish({ envelope: envelope(new Array(1_000_000_000)) }),
+    );
     expect(error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(performance.now() - started).toBeLessThan(100);
     expect(driver.publishCalls).toEqual([]);
@@ -112,9 +143,9 @@ describe('cycles and shared graphs are refused quickly, never hang the event loo
 
 describe('sparse arrays', () => {
   it.each([
-    ['a leading hole, which went out as "[,1]", a body no consumer can parse', [, 1]],
-    ['a hole in the middle, which went out silently shortened', [1, , 2]],
-    ['a hole deep inside', { items: [{ tags: ['a', , 'c'] }] }],
+    ['a leading hole, which went out as "[,1]", a body no consumer can parse', holey(HOLE, 1)],
+    ['a hole in the middle, which went out silently shortened', holey(1, HOLE, 2)],
+    ['a hole deep inside', { items: [{ tags: holey('a', HOLE, 'c') }] }],
     ['an array made with a length', new Array(3)],
   ])('refuses %s with INVALID_ENVELOPE and sends nothing', async (_name, payload) => {
     const driver = new RecordingDriver();
@@ -128,8 +159,7 @@ describe('sparse arrays', () => {
     const driver = new RecordingDriver();
     const queue = new Queue(driver);
     const entry = (n: number): PublishInput => ({ envelope: envelope({ n }, { event_id: `evt_${n}` }) });
-    // biome-ignore lint/suspicious/noSparseArray: the hole is the point
-    const batch = [entry(1), , entry(3)] as PublishInput[];
+    const batch = holey(entry(1), HOLE, entry(3)) as PublishInput[];
     const error = await rejection(queue.publishBatch(batch));
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.details.field).toBe('inputs[1]');
@@ -142,8 +172,9 @@ describe('sparse arrays', () => {
     await queue.publish({ envelope: envelope(1) });
     const { deliveries } = await roundTrip(driver);
     const reader = deliveries[0]!;
-    // biome-ignore lint/suspicious/noSparseArray: the hole is the point
-    const entries = [{ delivery: reader }, , { delivery: reader }] as Array<{ delivery: typeof reader }>;
+    const entries = holey({ delivery: reader }, HOLE, { delivery: reader }) as Array<{
+      delivery: typeof reader;
+    }>;
     const error = await rejection(queue.releaseBatch(entries));
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.details.field).toBe('entries[1]');
@@ -222,7 +253,9 @@ describe('lone surrogates', () => {
     ['a string in an array', { payload: ['ok', '\uDBFF'] }, /payload\[1\] has a lone surrogate/],
   ])('in %s: INVALID_ENVELOPE', async (_name, override, problem) => {
     const driver = new RecordingDriver();
-    const error = await rejection(new Queue(driver).publish({ envelope: envelope({ ok: true }, override as never) }));
+    const error = await rejection(
+      new Queue(driver).publish({ envelope: envelope({ ok: true }, override as never) }),
+    );
     expect(error.code).toBe('INVALID_ENVELOPE');
     expect(String(error.details.problems)).toMatch(problem);
     expect(driver.publishCalls).toEqual([]);
@@ -253,9 +286,20 @@ describe('lone surrogates', () => {
 
 describe('the standalone helpers', () => {
   it('canonicalJson and payloadDigest refuse what canonical JSON cannot carry, with a typed error', () => {
-    expect(thrown(() => canonicalJson([, 1] as unknown as JsonValue)).code).toBe('INVALID_ENVELOPE');
+    expect(thrown(() => canonicalJson(holey(HOLE, 1) as JsonValue)).code).toBe('INVALID_ENVELOPE');
     expect(thrown(() => payloadDigest({ a: 'x\uD800' })).code).toBe('INVALID_ENVELOPE');
     expect(thrown(() => payloadDigest({ when: new Date() } as never)).code).toBe('INVALID_ENVELOPE');
+  });
+
+  it('an envelope decode accepts (a payload nested 64 levels) encodes again', () => {
+    let payload: JsonValue = 1;
+    for (let i = 0; i < 64; i++) payload = [payload];
+    const decoded = decodeEnvelope(JSON.stringify(prepareEnvelope(envelope(payload))));
+    expect(decodeEnvelope(encodeEnvelope(decoded))).toEqual(decoded);
+    payload = [payload];
+    expect(thrown(() => prepareEnvelope(envelope(payload))).details.problems).toEqual([
+      `payload${'[0]'.repeat(65)} nests deeper than 64 levels`,
+    ]);
   });
 
   it('prepareEnvelope takes the limit it is given', () => {

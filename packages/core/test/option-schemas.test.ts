@@ -40,7 +40,11 @@ describe('new Queue(driver, options): every option checked at construction, nami
     ['retry.maxAttempts of 0', { retry: { maxAttempts: 0 } }, 'retry.maxAttempts'],
     ['retry.jitter as a string', { retry: { jitter: '0.5' } }, 'retry.jitter'],
     ['an unknown retry field', { retry: { maxAttempt: 3 } }, 'retry.maxAttempt'],
-    ['limits.maxBodyBytes NaN (it disabled the size check)', { limits: { maxBodyBytes: Number.NaN } }, 'limits.maxBodyBytes'],
+    [
+      'limits.maxBodyBytes NaN (it disabled the size check)',
+      { limits: { maxBodyBytes: Number.NaN } },
+      'limits.maxBodyBytes',
+    ],
     ['limits.maxBodyBytes 0', { limits: { maxBodyBytes: 0 } }, 'limits.maxBodyBytes'],
     ['limits.maxDelaySeconds negative', { limits: { maxDelaySeconds: -1 } }, 'limits.maxDelaySeconds'],
     ['limits.maxDelaySeconds NaN', { limits: { maxDelaySeconds: Number.NaN } }, 'limits.maxDelaySeconds'],
@@ -61,7 +65,8 @@ describe('new Queue(driver, options): every option checked at construction, nami
 
   it('names every problem at once', () => {
     const error = refusal(
-      () => new Queue(new RecordingDriver(), bad<QueueOptions>({ retry: { baseMs: -1 }, hooks: { onRetry: 1 } })),
+      () =>
+        new Queue(new RecordingDriver(), bad<QueueOptions>({ retry: { baseMs: -1 }, hooks: { onRetry: 1 } })),
     );
     expect(error.details.problems).toEqual(['retry.baseMs must be >= 0', 'hooks.onRetry must be a function']);
   });
@@ -107,36 +112,51 @@ describe('queue.consume(handler, options): checked before the loop starts', () =
     ['leaseSeconds as a string', { leaseSeconds: '30' }, 'leaseSeconds'],
     ['waitSeconds past the long poll', { waitSeconds: 21 }, 'waitSeconds'],
     ['waitSeconds negative', { waitSeconds: -1 }, 'waitSeconds'],
+    [
+      'waitSeconds of a nanosecond (a long poll that ends at once, and the loop spun)',
+      { waitSeconds: 1e-9 },
+      'waitSeconds',
+    ],
     ['a signal that is not an AbortSignal', { signal: { aborted: false } }, 'signal'],
     ['onError that is not a function', { onError: 'console' }, 'onError'],
     ['onDeadLetter that is not a function', { onDeadLetter: {} }, 'onDeadLetter'],
     ['retry.maxAttempts 1.5', { retry: { maxAttempts: 1.5 } }, 'retry.maxAttempts'],
   ];
 
+  // Closed in `finally`: where a bad option was accepted, the loop must not outlive the test.
   it.each(cases)('%s', async (_name, options, field) => {
     const driver = new RecordingDriver();
     const queue = new Queue(driver);
-    const error = refusal(() => queue.consume(async () => {}, bad<ConsumeOptions>(options)));
-    expect(error.code).toBe('INVALID_ARGUMENT');
-    expect(error.details.field).toBe(field);
-    expect(driver.receiveCalls).toEqual([]);
-    await queue.close();
+    try {
+      const error = refusal(() => queue.consume(async () => {}, bad<ConsumeOptions>(options)));
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.details.field).toBe(field);
+      expect(driver.receiveCalls).toEqual([]);
+    } finally {
+      await queue.close();
+    }
   });
 
   it('a handler that is not a function', async () => {
     const queue = new Queue(new RecordingDriver());
-    expect(refusal(() => queue.consume(bad('handler'))).details.field).toBe('handler');
-    await queue.close();
+    try {
+      expect(refusal(() => queue.consume(bad('handler'), { waitSeconds: 0 })).details.field).toBe('handler');
+    } finally {
+      await queue.close();
+    }
   });
 
   it("retry.maxAttempts above the provider's redrive names the field", async () => {
     const queue = new Queue(
       new RecordingDriver({ capabilities: { deadLetter: { move: true, redriveAfterReceives: 3 } } }),
     );
-    expect(refusal(() => queue.consume(async () => {}, { retry: { maxAttempts: 5 } })).details.field).toBe(
-      'retry.maxAttempts',
-    );
-    await queue.close();
+    try {
+      expect(refusal(() => queue.consume(async () => {}, { retry: { maxAttempts: 5 } })).details.field).toBe(
+        'retry.maxAttempts',
+      );
+    } finally {
+      await queue.close();
+    }
   });
 
   it('accepts the documented options', async () => {
@@ -192,9 +212,7 @@ describe('publish and releaseBatch entries', () => {
   it('an unknown field of a publish (delay instead of delaySeconds) is refused, not silently dropped', async () => {
     const driver = new RecordingDriver();
     const error = await rejection(
-      new Queue(driver).publish(
-        bad({ envelope: { event_id: 'e', type: 't', payload: 1 }, delay: 60 }),
-      ),
+      new Queue(driver).publish(bad({ envelope: { event_id: 'e', type: 't', payload: 1 }, delay: 60 })),
     );
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.details.field).toBe('inputs[0].delay');

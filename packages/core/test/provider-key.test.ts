@@ -10,8 +10,12 @@ const RULES: Record<string, ProviderKeyRules> = { SQS, BULLMQ, TIGHT };
 
 /** Ids as applications write them, and as they break providers: ':' '_' digits, any code point, up to 512. */
 const ids = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.string({ unit: fc.constantFrom('a', 'Z', '0', '9', ':', '_', '-', '%', ' ', 'é', '😀'), maxLength: 24 }),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
+  fc.string({
+    unit: fc.constantFrom('a', 'Z', '0', '9', ':', '_', '-', '%', ' ', 'é', '😀'),
+    minLength: 1,
+    maxLength: 24,
+  }),
   fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String),
   fc.string({ unit: 'binary', minLength: 100, maxLength: 512 }),
   fc.string({ unit: 'grapheme-ascii', minLength: 120, maxLength: 140 }),
@@ -157,5 +161,21 @@ describe('deriveProviderKey: rules that could not keep the promise are refused',
   it('refuses, rather than returns, a key the rules refuse even hashed', () => {
     const refuseAll: ProviderKeyRules = { ...SQS, refuse: () => true };
     expect(() => deriveProviderKey('evt', refuseAll)).toThrow(/refuse even the hashed form/);
+  });
+});
+
+describe('deriveProviderKey: inputs outside its types', () => {
+  it('refuses an empty key and malformed rules with INVALID_ARGUMENT', () => {
+    const rules = { maxLength: 128, allowed: /[\x21-\x7e]/ };
+    for (const call of [
+      () => deriveProviderKey('', rules),
+      () => deriveProviderKey(7 as unknown as string, rules),
+      () => deriveProviderKey('a', null as unknown as typeof rules),
+      () => deriveProviderKey('a', { maxLength: 128, allowed: '[a-z]' as unknown as RegExp }),
+      () => deriveProviderKey('a', { ...rules, refuse: true as unknown as () => boolean }),
+      () => deriveProviderKey('a', { ...rules, escape: 5 as unknown as string }),
+    ]) {
+      expect(call).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    }
   });
 });

@@ -79,21 +79,40 @@ async function onBothStores(steps: readonly Step[]): Promise<{ sqlite: unknown[]
   }
 }
 
-const claim = (eventId: unknown, extra: Record<string, unknown> = {}): Step =>
+const claim =
+  (eventId: unknown, extra: Record<string, unknown> = {}): Step =>
   (ledger) =>
     ledger.claim(any({ eventId, payloadSha256: DIGEST, owner: 'worker-a', leaseSeconds: 30, ...extra }));
-const release = (eventId: unknown, extra: Record<string, unknown> = {}): Step =>
-  (ledger) => ledger.release(any({ eventId, owner: 'worker-a', outcome: 'http 503', ...extra }));
-const complete = (eventId: unknown, extra: Record<string, unknown> = {}): Step =>
-  (ledger) => ledger.complete(any({ eventId, owner: 'worker-a', outcome: 'http 200', ...extra }));
-const get = (eventId: unknown): Step => (ledger) => ledger.get(any(eventId));
-const pending = (request: unknown): Step => (ledger) => ledger.scanPending(any(request));
-const ambiguous = (request: unknown): Step => (ledger) => ledger.scanAmbiguous(any(request));
-const prune = (request: unknown): Step => (ledger) => ledger.prune(any(request));
-const later = (ms: number): Step => async (_ledger, clock) => {
-  await clock.advance(ms);
-  return ms;
-};
+const release =
+  (eventId: unknown, extra: Record<string, unknown> = {}): Step =>
+  (ledger) =>
+    ledger.release(any({ eventId, owner: 'worker-a', outcome: 'http 503', ...extra }));
+const complete =
+  (eventId: unknown, extra: Record<string, unknown> = {}): Step =>
+  (ledger) =>
+    ledger.complete(any({ eventId, owner: 'worker-a', outcome: 'http 200', ...extra }));
+const get =
+  (eventId: unknown): Step =>
+  (ledger) =>
+    ledger.get(any(eventId));
+const pending =
+  (request: unknown): Step =>
+  (ledger) =>
+    ledger.scanPending(any(request));
+const ambiguous =
+  (request: unknown): Step =>
+  (ledger) =>
+    ledger.scanAmbiguous(any(request));
+const prune =
+  (request: unknown): Step =>
+  (ledger) =>
+    ledger.prune(any(request));
+const later =
+  (ms: number): Step =>
+  async (_ledger, clock) => {
+    await clock.advance(ms);
+    return ms;
+  };
 
 const ODD_IDS: Array<[string, unknown]> = [
   ['an empty id', ''],
@@ -121,19 +140,24 @@ const ODD_SCENARIOS: Array<[string, Step[]]> = [
   ]),
   [
     'two lone surrogates, once stored as the same U+FFFD',
-    [
-      claim('x\uD800'),
-      claim('x\uD801', { owner: 'worker-b' }),
-      get('x\uFFFD'),
-      ambiguous({ limit: 10 }),
-    ],
+    [claim('x\uD800'), claim('x\uD801', { owner: 'worker-b' }), get('x\uFFFD'), ambiguous({ limit: 10 })],
   ],
-  ...[0, -1, 0.0001, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 1e13, 1e300, '30', 3_155_760_000, 3_155_760_001].map(
-    (leaseSeconds): [string, Step[]] => [
-      `leaseSeconds ${String(leaseSeconds)}`,
-      [claim('e1', { leaseSeconds }), later(1), claim('e1', { owner: 'worker-b' })],
-    ],
-  ),
+  ...[
+    0,
+    -1,
+    0.0001,
+    1.5,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    1e13,
+    1e300,
+    '30',
+    3_155_760_000,
+    3_155_760_001,
+  ].map((leaseSeconds): [string, Step[]] => [
+    `leaseSeconds ${String(leaseSeconds)}`,
+    [claim('e1', { leaseSeconds }), later(1), claim('e1', { owner: 'worker-b' })],
+  ]),
   ...['a\u0000b', 'lone \uD800', 'x'.repeat(5_000), `${'x'.repeat(998)}😀tail`, 5, null].map(
     (outcome): [string, Step[]] => [
       `outcome ${JSON.stringify(outcome)?.slice(0, 30)}`,
@@ -200,11 +224,7 @@ describe('both ledger stores give the same typed answer to the same odd input', 
 
   it('a lone surrogate can neither collide with another id nor come back changed', async () => {
     const { sqlite, postgres } = await onBothStores([claim('x\uD800'), claim('x\uD801'), get('x\uFFFD')]);
-    expect(sqlite).toEqual([
-      { error: 'INVALID_ARGUMENT' },
-      { error: 'INVALID_ARGUMENT' },
-      { ok: undefined },
-    ]);
+    expect(sqlite).toEqual([{ error: 'INVALID_ARGUMENT' }, { error: 'INVALID_ARGUMENT' }, { ok: undefined }]);
     expect(postgres).toEqual(sqlite);
   });
 
@@ -237,22 +257,28 @@ describe('both ledger stores give the same typed answer to the same odd input', 
     const step: fc.Arbitrary<Step> = fc.oneof(
       fc.record({ id: text, owner: text, lease: number }).map(
         ({ id, owner, lease }): Step =>
-          (ledger) => ledger.claim(any({ eventId: id, payloadSha256: DIGEST, owner, leaseSeconds: lease })),
+          (ledger) =>
+            ledger.claim(any({ eventId: id, payloadSha256: DIGEST, owner, leaseSeconds: lease })),
       ),
       fc.record({ id: text, owner: text, outcome: value, retryAt: value }).map(
         ({ id, owner, outcome, retryAt }): Step =>
-          (ledger) => ledger.release(any({ eventId: id, owner, outcome, retryAt })),
+          (ledger) =>
+            ledger.release(any({ eventId: id, owner, outcome, retryAt })),
       ),
       fc.record({ id: text, owner: text }).map(
         ({ id, owner }): Step =>
-          (ledger) => ledger.complete(any({ eventId: id, owner, outcome: 'ok' })),
+          (ledger) =>
+            ledger.complete(any({ eventId: id, owner, outcome: 'ok' })),
       ),
       fc.record({ older: number, limit: number, after: value }).map(
         ({ older, limit, after }): Step =>
-          (ledger) => ledger.scanPending(any({ olderThanSeconds: older, limit, after })),
+          (ledger) =>
+            ledger.scanPending(any({ olderThanSeconds: older, limit, after })),
       ),
       fc.record({ limit: number, after: value }).map(
-        ({ limit, after }): Step => (ledger) => ledger.scanAmbiguous(any({ limit, after })),
+        ({ limit, after }): Step =>
+          (ledger) =>
+            ledger.scanAmbiguous(any({ limit, after })),
       ),
       fc.nat({ max: 60_000 }).map(later),
     );

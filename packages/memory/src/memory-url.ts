@@ -11,7 +11,7 @@ const ORDERINGS: readonly Capabilities['ordering'][] = ['fifo-per-group', 'fifo-
  * typo never silently means the default.
  */
 export function parseMemoryUrl(url: URL): { name: string; options: UrlOptions } {
-  const name = decodeURIComponent(`${url.host}${url.pathname}`).replace(/\/+$/, '');
+  const name = decodeName(`${url.host}${url.pathname}`).replace(/\/+$/, '');
   const options: UrlOptions = {};
   for (const [key, value] of url.searchParams) {
     switch (key) {
@@ -56,9 +56,20 @@ function parseDedupe(value: string): DedupeCapability {
   throw bad('dedupe', value, 'none, while-retained or window:<seconds>');
 }
 
+function decodeName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new QueueError('INVALID_ARGUMENT', 'a memory:// queue name has a malformed %-escape', {
+      details: { field: 'name' },
+    });
+  }
+}
+
 function positiveInteger(key: string, value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw bad(key, value, 'a positive integer');
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw bad(key, value, 'a positive integer');
   return n;
 }
 

@@ -57,6 +57,9 @@ export interface ConsumerStats {
  */
 const RECEIVE_ERROR_BACKOFF: BackoffPolicy = { baseMs: 200, maxMs: 30_000, jitter: 1 };
 
+/** The shortest long poll a consumer takes, other than none: one millisecond. */
+const MIN_WAIT_SECONDS = 0.001;
+
 /** The loop behind `queue.consume`. Stops by draining: no new receives, in-flight work finishes. */
 export class Consumer {
   readonly stats: ConsumerStats = { received: 0, acked: 0, released: 0, deadLettered: 0, errors: 0 };
@@ -93,6 +96,14 @@ export class Consumer {
     const caps = queue.capabilities;
     this.#leaseSeconds = checkLeaseSeconds(options.leaseSeconds ?? Math.min(30, caps.leaseSeconds.max), caps);
     this.#waitSeconds = checkWaitSeconds(options.waitSeconds ?? Math.min(1, caps.longPollMaxSeconds), caps);
+    if (this.#waitSeconds > 0 && this.#waitSeconds < MIN_WAIT_SECONDS) {
+      // Below a millisecond a long poll ends at once, and only a wait of 0 makes the loop pause.
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `waitSeconds must be 0 or at least ${MIN_WAIT_SECONDS}; got ${this.#waitSeconds}`,
+        { details: { field: 'waitSeconds' } },
+      );
+    }
     this.#retry = redeliveryPolicy(options.retry, caps.deadLetter.redriveAfterReceives, queue.name);
     if (options.signal?.aborted) this.#stop.abort();
     options.signal?.addEventListener('abort', () => this.#stop.abort(), { once: true });
@@ -119,6 +130,7 @@ export class Consumer {
         continue;
       }
       let batch: Delivery[];
+      const startedAt = this.#queue.clock.now();
       try {
         batch = await this.#queue.receive({
           maxMessages: Math.min(free, this.#queue.capabilities.batch.receive),
@@ -134,7 +146,11 @@ export class Consumer {
         await this.#pause(backoffDelay(consecutiveErrors, RECEIVE_ERROR_BACKOFF));
         continue;
       }
-      if (batch.length === 0 && this.#waitSeconds === 0) await this.#pause(50);
+      // An empty answer sooner than the long poll (no wait asked, or a provider that does not
+      // wait) would otherwise spin the loop and starve the event loop.
+      if (batch.length === 0 && this.#queue.clock.now() - startedAt < this.#waitSeconds * 1000) {
+        await this.#pause(50);
+      } else if (batch.length === 0 && this.#waitSeconds === 0) await this.#pause(50);
       for (const delivery of batch) {
         this.stats.received++;
         const task: Promise<void> = this.#handle(delivery).finally(() => {

@@ -26,6 +26,26 @@ const MIN_HASH_HEX = 32;
  * with `marker` followed by `z`, so the two forms never meet.
  */
 export function deriveProviderKey(key: string, rules: ProviderKeyRules): string {
+  if (typeof key !== 'string' || key === '') {
+    throw new QueueError('INVALID_ARGUMENT', 'a provider key is derived from a non-empty string', {
+      details: { field: 'key' },
+    });
+  }
+  if (rules === null || typeof rules !== 'object' || !(rules.allowed instanceof RegExp)) {
+    throw new QueueError('INVALID_ARGUMENT', 'provider key rules need an `allowed` RegExp', {
+      details: { field: 'rules' },
+    });
+  }
+  if (rules.refuse !== undefined && typeof rules.refuse !== 'function') {
+    throw new QueueError('INVALID_ARGUMENT', 'provider key rules: refuse must be a function', {
+      details: { field: 'refuse' },
+    });
+  }
+  if (rules.escape !== undefined && typeof rules.escape !== 'string') {
+    throw new QueueError('INVALID_ARGUMENT', 'provider key rules: escape must be one character', {
+      details: { field: 'escape' },
+    });
+  }
   const marker = rules.escape ?? '_';
   checkRules(rules, marker);
   const escaped = escapeKey(key, rules.allowed, marker, false);

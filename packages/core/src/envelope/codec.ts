@@ -1,15 +1,18 @@
 import { QueueError } from '../errors';
-import { canonicalJson, canonicalText, type EncodeOptions } from './digest';
+import { canonicalText, DEFAULT_MAX_ENCODED_BYTES, type EncodeOptions } from './digest';
 import { invalidEnvelope } from './read-json';
 import type { Envelope, JsonValue } from './types';
-import { assertParsedEnvelope } from './validate';
+import { assertParsedEnvelope, snapshotEnvelope } from './validate';
 
 /**
- * The wire form of an envelope: canonical JSON, so its byte size is the same everywhere. Read
- * and checked as JSON first (see `canonicalJson`), so a cycle or a shared graph never hangs it.
+ * The wire form of an envelope: canonical JSON, so its byte size is the same everywhere. Its
+ * fields are read and checked as JSON first, as `prepareEnvelope` reads them (the payload's
+ * depth counted from the payload), so a cycle or a shared graph never hangs it, and whatever
+ * `decodeEnvelope` accepted encodes again.
  */
 export function encodeEnvelope(envelope: Envelope, options: EncodeOptions = {}): string {
-  return canonicalJson(envelope as unknown as JsonValue, options);
+  const fields = snapshotEnvelope(envelope, options.maxBytes ?? DEFAULT_MAX_ENCODED_BYTES);
+  return canonicalText(fields as unknown as JsonValue);
 }
 
 /** The wire form of an envelope that `prepareEnvelope` or `assertEnvelope` returned: no second check. */

@@ -50,5 +50,9 @@ export function checkedPayloadDigest(payload: JsonValue): string {
 
 function snapshotJson(value: unknown, name: string, maxBytes = DEFAULT_MAX_ENCODED_BYTES): JsonValue {
   const reader = new JsonReader({ maxBytes, copy: true });
-  return reader.settle(() => reader.read(name, value), () => undefined, name) as JsonValue;
+  return reader.settle(
+    () => reader.read(name, value),
+    () => undefined,
+    name,
+  ) as JsonValue;
 }

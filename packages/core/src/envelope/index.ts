@@ -1,5 +1,11 @@
 export { decodeEnvelope, encodeEnvelope } from './codec';
-export { canonicalJson, DEFAULT_MAX_ENCODED_BYTES, type EncodeOptions, payloadDigest, sha256Hex } from './digest';
+export {
+  canonicalJson,
+  DEFAULT_MAX_ENCODED_BYTES,
+  type EncodeOptions,
+  payloadDigest,
+  sha256Hex,
+} from './digest';
 export type {
   Envelope,
   EnvelopeInput,

@@ -61,7 +61,8 @@ export class JsonReader {
   /** Where the reader is: the path of the value being read. */
   path(): string {
     let path = this.#root;
-    for (const segment of this.#segments) path += typeof segment === 'number' ? `[${segment}]` : pathKey(segment);
+    for (const segment of this.#segments)
+      path += typeof segment === 'number' ? `[${segment}]` : pathKey(segment);
     return path;
   }
 
@@ -83,7 +84,8 @@ export class JsonReader {
         this.#count(value ? 4 : 5);
         return value;
       case 'number':
-        if (Number.isFinite(value)) this.#count(String(value).length);
+        // At least one character; writing the number out to count it exactly costs more than the rest.
+        if (Number.isFinite(value)) this.#count(1);
         else this.#problem('is not a finite number');
         return value;
       case 'object':
@@ -145,7 +147,12 @@ export class JsonReader {
       if (copy) {
         // Assigning "__proto__" would set the copy's prototype instead of adding the property.
         if (key === '__proto__') {
-          Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(copy, key, {
+            value: item,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         } else copy[key] = item;
       }
       this.#segments.pop();
@@ -206,11 +213,19 @@ export class JsonReader {
   }
 }
 
-const PLAIN_KEY = /^[^\u0000-\u001f\u007f.[\]"]{1,64}$/;
+/** Characters that would garble a message: control characters, and what separates a path. */
+function isPlainKey(key: string): boolean {
+  if (key.length === 0 || key.length > 64 || !isWellFormed(key)) return false;
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f || '.[]"'.includes(key[i]!)) return false;
+  }
+  return true;
+}
 
 /** `.key` as written, or `["key"]` escaped (and cut) when it would garble a message. */
 function pathKey(key: string): string {
-  if (PLAIN_KEY.test(key) && isWellFormed(key)) return `.${key}`;
+  if (isPlainKey(key)) return `.${key}`;
   const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
   return `[${JSON.stringify(shown)}]`;
 }

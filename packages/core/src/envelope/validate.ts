@@ -50,7 +50,10 @@ export function prepareEnvelope(
  */
 export function assertEnvelope(value: unknown, options: PrepareEnvelopeOptions = {}): Envelope {
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
-  return checkEnvelope(isObject ? snapshotEnvelope(value, options.maxBytes ?? DEFAULT_MAX_ENCODED_BYTES) : value, true);
+  return checkEnvelope(
+    isObject ? snapshotEnvelope(value, options.maxBytes ?? DEFAULT_MAX_ENCODED_BYTES) : value,
+    true,
+  );
 }
 
 /**
@@ -67,14 +70,18 @@ export function assertParsedEnvelope(value: unknown): Envelope {
  * The envelope's own fields, read once each. Undefined fields count as absent (`v`,
  * `occurred_at` and `payload_sha256` are then filled in); every other value must be JSON.
  */
-function snapshotEnvelope(input: unknown, maxBytes: number): Record<string, unknown> {
+export function snapshotEnvelope(input: unknown, maxBytes: number): Record<string, unknown> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw invalidEnvelope(['envelope must be an object']);
   }
   return readFields(input as Record<string, unknown>, maxBytes, true);
 }
 
-function readFields(input: Record<string, unknown>, maxBytes: number, copy: boolean): Record<string, unknown> {
+function readFields(
+  input: Record<string, unknown>,
+  maxBytes: number,
+  copy: boolean,
+): Record<string, unknown> {
   const reader = new JsonReader({ maxBytes, copy });
   const fields: Record<string, unknown> = {};
   return reader.settle(
@@ -85,7 +92,12 @@ function readFields(input: Record<string, unknown>, maxBytes: number, copy: bool
         // Unknown fields are the schema's to name; only their values are read here.
         const read = reader.read(key, value);
         if (key === '__proto__') {
-          Object.defineProperty(fields, key, { value: read, enumerable: true, writable: true, configurable: true });
+          Object.defineProperty(fields, key, {
+            value: read,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         } else fields[key] = read;
       }
       return fields;
@@ -120,4 +132,3 @@ function checkEnvelope(value: unknown, verifyPayload: boolean): Envelope {
   if (problems.length > 0) throw invalidEnvelope(problems, envelope.event_id);
   return envelope;
 }
-

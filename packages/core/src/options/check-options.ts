@@ -98,7 +98,8 @@ function describe(errors: readonly ErrorObject[] | null | undefined, prefix: str
       case 'type': {
         const field = at ? prefix + at : root;
         const type = String(error.params.type);
-        const wanted = type === 'number' ? 'a finite number' : type === 'integer' ? 'an integer' : `an ${type}`;
+        const wanted =
+          type === 'number' ? 'a finite number' : type === 'integer' ? 'an integer' : `an ${type}`;
         return { field, message: `must be ${wanted}` };
       }
       default:

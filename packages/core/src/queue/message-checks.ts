@@ -117,7 +117,9 @@ export function checkAttributes(attributes: unknown): Record<string, string> {
   if (entries.length > MAX_ATTRIBUTES) problems.push(`at most ${MAX_ATTRIBUTES} attributes are portable`);
   for (const [name, value] of entries) {
     if (!ATTRIBUTE_NAME.test(name) || RESERVED_ATTRIBUTE_PREFIX.test(name)) {
-      problems.push(`attribute name ${JSON.stringify(name)} must match ${ATTRIBUTE_NAME} and not use a reserved prefix`);
+      problems.push(
+        `attribute name ${JSON.stringify(name)} must match ${ATTRIBUTE_NAME} and not use a reserved prefix`,
+      );
     }
     if (typeof value !== 'string') problems.push(`attribute ${JSON.stringify(name)} must be a string`);
     else if (!isWellFormed(value)) {
@@ -158,9 +160,13 @@ export function checkLeaseSeconds(leaseSeconds: unknown, caps: Capabilities, fie
     leaseSeconds < min ||
     leaseSeconds > max
   ) {
-    throw new QueueError('INVALID_ARGUMENT', `${field} must be from ${min} to ${max}; got ${String(leaseSeconds)}`, {
-      details: { field },
-    });
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      `${field} must be from ${min} to ${max}; got ${String(leaseSeconds)}`,
+      {
+        details: { field },
+      },
+    );
   }
   return leaseSeconds;
 }

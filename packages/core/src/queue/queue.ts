@@ -187,7 +187,7 @@ export class Queue implements DeliverySettler {
   /** Acks many deliveries in chunks of `batch.settle`; one outcome per delivery, never a throw per entry. */
   async ackBatch(deliveries: readonly Delivery[]): Promise<SettleResult[]> {
     this.#assertDriverOpen();
-    const own = deliveries.map((delivery) => this.#own(delivery));
+    const own = entriesOf(deliveries, 'ackBatch', 'deliveries').map((delivery) => this.#own(delivery));
     return this.#settleMany(own, 'ack', (chunk) => this.driver.ack(chunk.map((d) => d.receipt)));
   }
 

@@ -1,5 +1,6 @@
 import type { DriverMessage } from '../driver';
 import type { Envelope } from '../envelope';
+import { QueueError } from '../errors';
 import type { Delivery } from './delivery';
 
 /** What a delivery asks of the Queue that made it: the Queue owns every call to the driver. */
@@ -53,6 +54,13 @@ export class ReceivedDelivery implements Delivery {
   }
 
   release(options: { delaySeconds?: number } = {}): Promise<void> {
+    if (options === null || typeof options !== 'object') {
+      return Promise.reject(
+        new QueueError('INVALID_ARGUMENT', 'release takes { delaySeconds? }', {
+          details: { field: 'options' },
+        }),
+      );
+    }
     return this.settler.releaseOne(this, options.delaySeconds);
   }
 

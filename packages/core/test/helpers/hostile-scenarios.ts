@@ -3,7 +3,14 @@
  * worker thread (see `runIsolated`) and returns the code it was refused with, so a regression
  * shows as `hung` instead of a test run that never ends.
  */
-import { canonicalJson, type JsonValue, payloadDigest, prepareEnvelope, Queue, QueueError } from '@queueport/core';
+import {
+  canonicalJson,
+  type JsonValue,
+  payloadDigest,
+  prepareEnvelope,
+  Queue,
+  QueueError,
+} from '@queueport/core';
 import { RecordingDriver } from './recording-driver';
 
 type Json = JsonValue;

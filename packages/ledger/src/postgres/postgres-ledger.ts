@@ -18,11 +18,10 @@ import { type SettleKind, settlementParams } from '../settlement';
 import { bindValues, type CompiledSql, compileNamed } from '../sql';
 import { LEDGER_TABLE, type LedgerStatementKey, ledgerStatements, PRUNE_BATCH } from '../statements';
 import {
-  checkAfter,
+  checkAmbiguousScan,
   checkClaim,
   checkEventId,
-  checkLimit,
-  checkOlderThan,
+  checkPrune,
   checkScan,
   checkSettle,
   secondsToMs,
@@ -165,8 +164,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async scanAmbiguous(request: { limit: number; after?: string }): Promise<LedgerRecord[]> {
-    checkLimit(request.limit);
-    checkAfter(request.after);
+    checkAmbiguousScan(request);
     return this.#guard(async () => {
       const params = { limit: request.limit, after: request.after ?? null };
       const key = request.after === undefined ? 'scanAmbiguous' : 'scanAmbiguousAfter';
@@ -175,7 +173,7 @@ export class PostgresLedger implements Ledger {
   }
 
   async prune(request: { olderThanSeconds: number }): Promise<number> {
-    checkOlderThan(request.olderThanSeconds);
+    checkPrune(request);
     return this.#guard(async () => {
       const cutoff = this.#clock.now() - secondsToMs(request.olderThanSeconds);
       let total = 0;

@@ -17,11 +17,10 @@ import { type SettleKind, settlementParams } from '../settlement';
 import { bindValues, type CompiledSql, compileNamed } from '../sql';
 import { LEDGER_TABLE, type LedgerStatementKey, ledgerStatements, PRUNE_BATCH } from '../statements';
 import {
-  checkAfter,
+  checkAmbiguousScan,
   checkClaim,
   checkEventId,
-  checkLimit,
-  checkOlderThan,
+  checkPrune,
   checkScan,
   checkSettle,
   secondsToMs,
@@ -136,8 +135,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async scanAmbiguous(request: { limit: number; after?: string }): Promise<LedgerRecord[]> {
-    checkLimit(request.limit);
-    checkAfter(request.after);
+    checkAmbiguousScan(request);
     return this.#guard(() => {
       const params = { limit: request.limit, after: request.after ?? null };
       return this.#all(request.after === undefined ? 'scanAmbiguous' : 'scanAmbiguousAfter', params);
@@ -145,7 +143,7 @@ export class SqliteLedger implements Ledger {
   }
 
   async prune(request: { olderThanSeconds: number }): Promise<number> {
-    checkOlderThan(request.olderThanSeconds);
+    checkPrune(request);
     return this.#guard(() => {
       const cutoff = this.#clock.now() - secondsToMs(request.olderThanSeconds);
       let total = 0;
