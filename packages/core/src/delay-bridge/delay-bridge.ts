@@ -84,7 +84,7 @@ export class DelayBridge {
       dedupeKey: '',
       body: received.body,
       attributes,
-      delaySeconds: remainingMs / 1000,
+      delaySeconds: 0, // set by #hop from the due time
       ...(received.groupId === undefined ? {} : { groupId: received.groupId }),
     };
     return { due: false, next: this.#hop(message, next, hopDedupeKey(eventId, next)) };
