@@ -12,8 +12,15 @@ const names = process.argv.slice(2).filter((arg) => all.includes(arg));
 const runs = names.length > 0 ? names : all;
 const skipRun = process.argv.includes('--report-only');
 
-/** @type {{ file: string, mutator: string, replacement: string, original: string, reason: string }[]} */
-const equivalents = JSON.parse(readFileSync(path.join(root, 'stryker/equivalent-mutants.json'), 'utf8'));
+/**
+ * Every survivor of the last analysed runs, classified with its reason (see conformance/README.md,
+ * "Mutation score"): `gap` (a property could catch it), `equivalent` (no observable change
+ * through the Queue), `permitted` (the mutated driver is still conformant: a different manifest,
+ * or a choice the contract leaves open), `out-of-scope` (reachable only with input a harness
+ * never gives, e.g. a non-driver). Only `gap` counts against the second score.
+ * @type {{ config: string, file: string, line: number, mutator: string, original: string, replacement: string, class: string, reason: string }[]}
+ */
+const known = JSON.parse(readFileSync(path.join(root, 'stryker/survivors.json'), 'utf8'));
 
 function sourceText(source, location) {
   const lines = source.split('\n');
@@ -26,16 +33,18 @@ function sourceText(source, location) {
   ].join('\n');
 }
 
-/** Equivalent: same file, mutator, original text and replacement as a listed one. */
-function isEquivalent(file, source, mutant) {
-  const original = sourceText(source, mutant.location);
-  return equivalents.some(
+/** The listed entry for a mutant: same file, mutator, original text and replacement; nearest line wins. */
+function classify(name, file, original, mutant) {
+  const candidates = known.filter(
     (e) =>
+      e.config === name &&
       e.file === file &&
       e.mutator === mutant.mutatorName &&
       e.replacement === mutant.replacement &&
       e.original === original,
   );
+  const distance = (e) => Math.abs(e.line - mutant.location.start.line);
+  return candidates.sort((a, b) => distance(a) - distance(b))[0];
 }
 
 function summarize(name) {
@@ -50,14 +59,19 @@ function summarize(name) {
     Ignored: 0,
   };
   let equivalentSurvivors = 0;
+  /** @type {Record<string, number>} */
+  const byClass = {};
   const survivors = [];
   for (const [file, { source, mutants }] of Object.entries(report.files)) {
     for (const mutant of mutants) {
       counts[mutant.status] = (counts[mutant.status] ?? 0) + 1;
       if (mutant.status === 'Survived' || mutant.status === 'NoCoverage') {
-        const equivalent = isEquivalent(file, source, mutant);
-        if (equivalent) equivalentSurvivors++;
-        survivors.push({ file, mutant, equivalent, original: sourceText(source, mutant.location) });
+        const original = sourceText(source, mutant.location);
+        const entry = classify(name, file, original, mutant);
+        const kind = entry?.class ?? 'unclassified';
+        byClass[kind] = (byClass[kind] ?? 0) + 1;
+        if (entry && entry.class !== 'gap') equivalentSurvivors++;
+        survivors.push({ file, mutant, kind, original });
       }
     }
   }
@@ -72,15 +86,20 @@ function summarize(name) {
   console.log(`score ${pct(detected, valid)} (${detected}/${valid})`);
   console.log(
     `score of non-equivalent ${pct(detected, valid - equivalentSurvivors)} ` +
-      `(${detected}/${valid - equivalentSurvivors}; ${equivalentSurvivors} listed as equivalent)`,
+      `(${detected}/${valid - equivalentSurvivors}; survivors by class: ` +
+      `${
+        Object.entries(byClass)
+          .map(([kind, n]) => `${n} ${kind}`)
+          .join(', ') || 'none'
+      })`,
   );
-  const gaps = survivors.filter((s) => !s.equivalent);
+  const gaps = survivors.filter((s) => s.kind === 'gap' || s.kind === 'unclassified');
   if (gaps.length > 0) {
-    console.log('not listed as equivalent (gaps in the suite, or to be classified):');
-    for (const { file, mutant, original } of gaps) {
+    console.log('gaps in the suite, and survivors not yet classified:');
+    for (const { file, mutant, original, kind } of gaps) {
       const { line, column } = mutant.location.start;
       console.log(
-        `  ${file}:${line}:${column} ${mutant.mutatorName} [${mutant.status}] ` +
+        `  ${kind === 'gap' ? 'gap         ' : 'UNCLASSIFIED'} ${file}:${line}:${column} ${mutant.mutatorName} [${mutant.status}] ` +
           `${JSON.stringify(original)} -> ${JSON.stringify(mutant.replacement)}`,
       );
     }

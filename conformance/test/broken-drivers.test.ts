@@ -10,6 +10,7 @@ describe('the suite catches broken drivers', () => {
       const missing = broken.missing;
       const harness = virtualTimeHarness(broken.name, (clock) => broken.create(clock), {
         ...(missing ? { createMissingDriver: (clock) => missing(clock) } : {}),
+        ...(broken.caughtBy === 'admin-surface' ? { inspects: true } : {}),
       });
       const report = await runConformance(harness, { only: [broken.caughtBy], numRuns: 60 });
       const [result] = report.results;

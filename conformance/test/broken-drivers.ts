@@ -321,6 +321,23 @@ class TruncatesAttributeNames extends DelegatingDriver {
   }
 }
 
+/** An admin surface whose depth leaves out one message. */
+function miscountsDepth(driver: DelegatingDriver): DriverUnderTest {
+  const inner = driver.inner;
+  return {
+    driver,
+    inspect: {
+      deadLetters: async () => inner.deadLetters().map((dead) => ({ ...dead })),
+      stats: async () => {
+        const stats = inner.stats();
+        return { ...stats, depth: Math.max(0, (stats.depth ?? 0) - 1) };
+      },
+      redriveDeadLetters: async (limit) => inner.redriveDeadLetters(limit),
+      purge: async () => inner.purge(),
+    },
+  };
+}
+
 export interface BrokenDriverCase {
   name: string;
   /** The property that must catch this defect. */
@@ -478,6 +495,11 @@ export const brokenDrivers: readonly BrokenDriverCase[] = [
     name: 'truncates long attribute names',
     caughtBy: 'invalid-arguments',
     create: (c) => new TruncatesAttributeNames('truncates-names', c),
+  },
+  {
+    name: 'reports a depth one short on its admin surface',
+    caughtBy: 'admin-surface',
+    create: (c) => miscountsDepth(new DelegatingDriver('miscounts-depth', c)),
   },
   {
     name: 'rewrites bodies, so the sentinel never arrives',

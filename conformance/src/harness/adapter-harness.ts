@@ -38,6 +38,8 @@ export function adapterHarness(
     const driver = await definition.open(new URL(url), context);
     if (missing) await admin.deleteQueue(url);
     const listDeadLetters = admin.listDeadLetters?.bind(admin);
+    const redrive = admin.redriveDeadLetters?.bind(admin);
+    const purge = admin.purge?.bind(admin);
     return {
       driver,
       dispose: async () => {
@@ -47,7 +49,16 @@ export function adapterHarness(
           await admin.close();
         }
       },
-      ...(listDeadLetters ? { inspect: { deadLetters: () => listDeadLetters(url, { limit: 100 }) } } : {}),
+      ...(listDeadLetters
+        ? {
+            inspect: {
+              deadLetters: () => listDeadLetters(url, { limit: 100 }),
+              stats: () => admin.stats(url),
+              ...(redrive ? { redriveDeadLetters: (limit: number) => redrive(url, { limit }) } : {}),
+              ...(purge ? { purge: () => purge(url) } : {}),
+            },
+          }
+        : {}),
     };
   };
   const shared = { ...(queueOptions ? { queueOptions } : {}) };
@@ -56,10 +67,12 @@ export function adapterHarness(
         ...shared,
         ...(harnessOptions.numRuns === undefined ? {} : { numRuns: harnessOptions.numRuns }),
         createMissingDriver: (clock) => open(clock, true),
+        inspects: definition.admin !== undefined,
       })
     : realTimeHarness(name, () => open(undefined, false), {
         ...shared,
         ...harnessOptions,
         createMissingDriver: () => open(undefined, true),
+        inspects: definition.admin !== undefined,
       });
 }

@@ -33,6 +33,8 @@ export function virtualTimeHarness(
     queueOptions?: Omit<QueueOptions, 'clock'>;
     /** A driver over a queue that does not exist, for the `missing-queue` property. */
     createMissingDriver?: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>;
+    /** Whether every driver it creates comes with `inspect`. */
+    inspects?: boolean;
   } = {},
 ): ConformanceHarness {
   const open = async (create: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>) => {
@@ -50,6 +52,7 @@ export function virtualTimeHarness(
   return {
     name,
     ...(options.numRuns === undefined ? {} : { numRuns: options.numRuns }),
+    ...(options.inspects ? { inspects: true } : {}),
     createQueue: () => open(createDriver),
     ...(missing ? { createMissingQueue: () => open(missing) } : {}),
   };

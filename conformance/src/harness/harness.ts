@@ -1,4 +1,4 @@
-import type { Capabilities, DeadLetterRecord, Queue } from '@queueport/core';
+import type { Capabilities, DeadLetterRecord, Queue, QueueStats } from '@queueport/core';
 
 /** Time as a property run sees it: moved (virtual) or waited out (real). */
 export interface HarnessClock {
@@ -18,7 +18,13 @@ export interface QueueUnderTest {
    * What only the provider's admin surface can show (the dead letters). Properties that need
    * it are skipped, with the reason, when the harness gives none.
    */
-  inspect?: { deadLetters(): Promise<DeadLetterRecord[]> };
+  inspect?: {
+    deadLetters(): Promise<DeadLetterRecord[]>;
+    /** The admin surface's view of this queue, for the `admin-surface` property. */
+    stats?(): Promise<QueueStats>;
+    redriveDeadLetters?(limit: number): Promise<number>;
+    purge?(): Promise<void>;
+  };
 }
 
 /**
@@ -33,6 +39,8 @@ export interface ConformanceHarness {
    * every call must fail with NOT_FOUND. The `missing-queue` property is skipped without it.
    */
   createMissingQueue?(): Promise<QueueUnderTest>;
+  /** Whether every queue it creates comes with `inspect` (the admin surface's view). */
+  inspects?: boolean;
   /** Generated cases per property. Default 100 on virtual time, 8 on real time. */
   numRuns?: number;
   /**

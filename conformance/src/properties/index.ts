@@ -1,4 +1,5 @@
 import { ackDeletes } from './ack-deletes';
+import { adminSurface } from './admin-surface';
 import { batchBounds } from './batch-bounds';
 import { closedQueue } from './closed-queue';
 import { deadLetters } from './dead-letters';
@@ -44,10 +45,12 @@ export const queueProperties: readonly ConformanceProperty[] = [
   missingQueue,
   invalidEnvelope,
   invalidArguments,
+  adminSurface,
 ];
 
 export {
   ackDeletes,
+  adminSurface,
   batchBounds,
   closedQueue,
   deadLetters,

@@ -9,6 +9,8 @@ export interface SkipContext {
   maxRealWaitSeconds: number;
   /** Whether the harness can open a queue that does not exist. */
   missingQueue: boolean;
+  /** Whether the harness shows the provider's admin view (`inspect`) of its queues. */
+  inspect: boolean;
 }
 
 /**

@@ -35,7 +35,7 @@ export const releaseDelay = defineProperty({
           await first.release({ delaySeconds: seconds });
           if (seconds > 0) {
             if (session.timing.virtual) await session.clock.advance(seconds * 1000 - 1);
-            await session.expectNothing(`before a ${seconds} s release delay ran out`);
+            await session.expectNothing(`before a ${seconds} s release delay ran out`, { beforeDue: true });
           }
           await session.clock.advance(
             (session.timing.virtual ? 1 : seconds * 1000) + session.timing.dueSlackMs,

@@ -26,6 +26,7 @@ export async function runProperty(
     virtual,
     maxRealWaitSeconds: harness.timing?.maxRealWaitSeconds ?? 3,
     missingQueue: harness.createMissingQueue !== undefined,
+    inspect: harness.inspects === true,
   });
   if (reason) return { ...base, status: 'skipped', reason, runs: 0, durationMs: 0 };
   const numRuns =

@@ -106,8 +106,17 @@ export class Session {
     }
   }
 
-  async expectNothing(when: string): Promise<void> {
-    const got = await this.receive();
+  /**
+   * Nothing is there now. `beforeDue` peeks without a long poll: on real time a poll that waits
+   * could itself outlast a short delay and see the message become due.
+   */
+  async expectNothing(when: string, { beforeDue = false }: { beforeDue?: boolean } = {}): Promise<void> {
+    const got = beforeDue
+      ? await this.queue.receive({
+          maxMessages: this.caps.batch.receive,
+          leaseSeconds: this.longLeaseSeconds,
+        })
+      : await this.receive();
     check(got.length === 0, `${when}: expected no message, received ${show(got.map(summary))}`);
   }
 
