@@ -7,7 +7,8 @@ import { defineProperty } from './property';
 type BadCase =
   | { kind: 'attributes'; attributes: unknown; why: string }
   | { kind: 'groupId'; groupId: unknown; why: string }
-  | { kind: 'receive'; options: Record<string, unknown>; why: string };
+  | { kind: 'receive'; options: Record<string, unknown>; why: string }
+  | { kind: 'extend'; leaseSeconds: unknown; why: string };
 
 const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`a${i}`, 'v']));
 
@@ -69,6 +70,7 @@ export const invalidArguments = defineProperty({
             badAttributes.map((c): BadCase => ({ kind: 'attributes', ...c })),
             badGroupIds.map((c): BadCase => ({ kind: 'groupId', ...c })),
             badReceives(session).map((c): BadCase => ({ kind: 'receive', ...c })),
+            badExtensions(session).map((c): BadCase => ({ kind: 'extend', ...c })),
           ),
           { seed, numRuns: 1 },
         );
@@ -78,8 +80,24 @@ export const invalidArguments = defineProperty({
     ),
 });
 
+function badExtensions(session: Session): fc.Arbitrary<{ leaseSeconds: unknown; why: string }> {
+  const { min, max } = session.caps.leaseSeconds;
+  return fc
+    .constantFrom<unknown>(min - 1, max + 1, Number.NaN, Number.NEGATIVE_INFINITY, '30', null)
+    .map((leaseSeconds) => ({ leaseSeconds, why: `an extension of ${String(leaseSeconds)} s` }));
+}
+
 async function refuse(session: Session, bad: BadCase): Promise<void> {
   const envelope = session.envelope('refused');
+  if (bad.kind === 'extend') {
+    if (!session.caps.leaseExtension) return;
+    await session.queue.publish({ envelope });
+    const [delivery] = await session.receive(1);
+    check(delivery, 'the published message was not delivered');
+    await checkRejects(() => delivery.extendLease(bad.leaseSeconds as number), 'INVALID_ARGUMENT', bad.why);
+    await delivery.ack();
+    return;
+  }
   if (bad.kind === 'receive') {
     await checkRejects(
       () => session.queue.receive(bad.options as Parameters<typeof session.queue.receive>[0]),

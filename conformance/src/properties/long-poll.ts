@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { check, checkEqual, outcomeOf, stillPending, withSession } from '../support';
+import { check, checkEqual, outcomeOf, type Session, stillPending, withSession } from '../support';
 import { defineProperty } from './property';
 
 /**
@@ -17,7 +17,7 @@ export const longPoll = defineProperty({
     fc.asyncProperty(
       fc.record({
         waitSeconds: fc.integer({ min: 1, max: 20 }),
-        ending: fc.constantFrom('publish', 'timeout', 'abort'),
+        ending: fc.constantFrom('publish', 'timeout', 'abort', 'due'),
         /** Share of the wait that passes before the publish or the abort. */
         at: fc.double({ min: 0, max: 0.9, noNaN: true }),
       }),
@@ -26,6 +26,10 @@ export const longPoll = defineProperty({
           const wait = session.timing.virtual
             ? Math.min(waitSeconds, session.caps.longPollMaxSeconds)
             : Math.min(2, session.caps.longPollMaxSeconds);
+          if (ending === 'due' && session.timing.virtual && wait >= 2) {
+            await wakesWhenDue(session, wait, Math.min(wait - 1, Math.max(1, Math.floor(at * wait))));
+            return;
+          }
           const abort = new AbortController();
           const started = session.clock.now();
           const polling = outcomeOf(
@@ -72,3 +76,34 @@ export const longPoll = defineProperty({
         }),
     ),
 });
+
+/**
+ * A long poll on a queue whose only message is delayed wakes when that message is due, not at
+ * the end of its wait: a provider that only wakes on publishes holds due messages back.
+ */
+async function wakesWhenDue(session: Session, wait: number, delaySeconds: number): Promise<void> {
+  const envelope = session.envelope('due');
+  await session.queue.publish({ envelope, delaySeconds });
+  const started = session.clock.now();
+  const polling = outcomeOf(
+    session.queue.receive({ maxMessages: 1, leaseSeconds: session.longLeaseSeconds, waitSeconds: wait }),
+  );
+  await session.clock.advance(started + delaySeconds * 1000 - 1 - session.clock.now());
+  check(
+    await stillPending(polling),
+    `a long poll returned before its only message was due (${delaySeconds} s)`,
+  );
+  await session.clock.advance(1 + session.timing.dueSlackMs);
+  check(
+    !(await stillPending(polling)),
+    `a ${wait} s long poll did not wake when a ${delaySeconds} s delay ran out`,
+  );
+  const result = await polling;
+  check(result.ok, `the long poll failed: ${String(!result.ok && result.error)}`);
+  checkEqual(
+    result.value.map((d) => d.envelope.event_id),
+    [envelope.event_id],
+    'what the woken long poll returned',
+  );
+  await result.value[0]!.ack();
+}
