@@ -18,7 +18,7 @@ const skipRun = process.argv.includes('--report-only');
  * through the Queue), `permitted` (the mutated driver is still conformant: a different manifest,
  * or a choice the contract leaves open), `out-of-scope` (reachable only with input a harness
  * never gives, e.g. a non-driver). Only `gap` counts against the second score.
- * @type {{ config: string, file: string, line: number, mutator: string, original: string, replacement: string, class: string, reason: string }[]}
+ * @type {{ config: string, file: string, line: number, column: number, mutator: string, original: string, replacement: string, class: string, reason: string }[]}
  */
 const known = JSON.parse(readFileSync(path.join(root, 'stryker/survivors.json'), 'utf8'));
 
@@ -33,7 +33,7 @@ function sourceText(source, location) {
   ].join('\n');
 }
 
-/** The listed entry for a mutant: same file, mutator, original text and replacement; nearest line wins. */
+/** The listed entry for a mutant: same file, mutator, original text and replacement; nearest position wins. */
 function classify(name, file, original, mutant) {
   const candidates = known.filter(
     (e) =>
@@ -43,7 +43,8 @@ function classify(name, file, original, mutant) {
       e.replacement === mutant.replacement &&
       e.original === original,
   );
-  const distance = (e) => Math.abs(e.line - mutant.location.start.line);
+  const { line, column } = mutant.location.start;
+  const distance = (e) => Math.abs(e.line - line) * 1000 + Math.abs((e.column ?? column) - column);
   return candidates.sort((a, b) => distance(a) - distance(b))[0];
 }
 
