@@ -338,6 +338,55 @@ function miscountsDepth(driver: DelegatingDriver): DriverUnderTest {
   };
 }
 
+/** An admin surface that reports the oldest ready message's age in milliseconds. */
+function ageInMilliseconds(driver: DelegatingDriver): DriverUnderTest {
+  const inner = driver.inner;
+  return {
+    driver,
+    inspect: {
+      deadLetters: async () => inner.deadLetters().map((dead) => ({ ...dead })),
+      stats: async () => {
+        const stats = inner.stats();
+        const age = stats.oldestReadyAgeSeconds;
+        return { ...stats, oldestReadyAgeSeconds: age === null ? null : age * 1000 };
+      },
+    },
+  };
+}
+
+/** Answers a whole ack batch with the failure of its first bad entry, though it acked the rest. */
+class FailsWholeAckBatch extends DelegatingDriver {
+  override async ack(receipts: readonly string[]) {
+    const outcomes = await super.ack(receipts);
+    const failed = outcomes.find((outcome) => !outcome.ok);
+    return failed ? outcomes.map(() => failed) : outcomes;
+  }
+}
+
+/** Says every publish was a duplicate it absorbed. */
+class ReportsEveryPublishDuplicate extends DelegatingDriver {
+  override async publish(messages: readonly OutgoingMessage[]) {
+    return (await super.publish(messages)).map((o) => (o.ok ? { ...o, duplicate: true } : o));
+  }
+}
+
+/** Holds every released message for the longest delay it has, whatever was asked. */
+class HoldsReleasesForMaximum extends DelegatingDriver {
+  override release(entries: readonly ReleaseEntry[]) {
+    const longest = this.capabilities.delay.nativeMaxSeconds;
+    return super.release(entries.map((e) => ({ ...e, delaySeconds: longest })));
+  }
+}
+
+/** Returns a stray, unreadable entry from a long poll that was aborted. */
+class StrayEntryWhenAborted extends DelegatingDriver {
+  override async receive(request: ReceiveRequest) {
+    const messages = await super.receive(request);
+    if (!request.signal?.aborted) return messages;
+    return [{ messageId: 'stray', receipt: 'stray', body: 'aborted', attributes: {}, receiveCount: 1 }];
+  }
+}
+
 export interface BrokenDriverCase {
   name: string;
   /** The property that must catch this defect. */
@@ -500,6 +549,31 @@ export const brokenDrivers: readonly BrokenDriverCase[] = [
     name: 'reports a depth one short on its admin surface',
     caughtBy: 'admin-surface',
     create: (c) => miscountsDepth(new DelegatingDriver('miscounts-depth', c)),
+  },
+  {
+    name: "reports the oldest message's age in milliseconds on its admin surface",
+    caughtBy: 'admin-surface',
+    create: (c) => ageInMilliseconds(new DelegatingDriver('age-in-ms', c)),
+  },
+  {
+    name: 'fails a whole ack batch for one stale receipt',
+    caughtBy: 'stale-receipt',
+    create: (c) => new FailsWholeAckBatch('fails-whole-batch', c),
+  },
+  {
+    name: 'reports every publish as a duplicate',
+    caughtBy: 'dedupe',
+    create: (c) => new ReportsEveryPublishDuplicate('all-duplicates', c),
+  },
+  {
+    name: 'holds every release for its longest delay',
+    caughtBy: 'consumer-redelivery',
+    create: (c) => new HoldsReleasesForMaximum('holds-releases', c),
+  },
+  {
+    name: 'returns a stray entry from an aborted long poll',
+    caughtBy: 'long-poll',
+    create: (c) => new StrayEntryWhenAborted('stray-entry', c),
   },
   {
     name: 'rewrites bodies, so the sentinel never arrives',

@@ -6,6 +6,36 @@ import type { ConformanceHarness, HarnessClock, QueueUnderTest } from './harness
 const FAST_RETRY: QueueOptions['retry'] = { maxAttempts: 3, baseMs: 1, maxMs: 20 };
 
 /**
+ * The harness's Queue options: fast retries, and hooks that record what the Queue had to absorb
+ * (a body it could not read, a bridge hop it could not re-send). Every message a property
+ * publishes goes through the Queue, so either one is a driver's fault; the caller's own hooks
+ * still run.
+ */
+function harnessQueueOptions(
+  options: Omit<QueueOptions, 'clock'> | undefined,
+  incidents: string[],
+): Omit<QueueOptions, 'clock'> {
+  const hooks = options?.hooks;
+  return {
+    retry: FAST_RETRY,
+    ...options,
+    hooks: {
+      ...hooks,
+      onInvalidMessage: (info) => {
+        incidents.push(
+          `the Queue received a body it could not read (message ${info.messageId}, receive ${info.receiveCount}): ${info.error.message}`,
+        );
+        hooks?.onInvalidMessage?.(info);
+      },
+      onBridgeError: (info) => {
+        incidents.push(`a delay-bridge hop of ${info.eventId} could not be re-sent: ${info.error.message}`);
+        hooks?.onBridgeError?.(info);
+      },
+    },
+  };
+}
+
+/**
  * A driver for one run, how to remove what making it created (a scratch queue), and what the
  * provider's admin surface shows of it.
  */
@@ -40,13 +70,20 @@ export function virtualTimeHarness(
   const open = async (create: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>) => {
     const clock = new VirtualClock();
     const { driver, dispose, inspect } = unwrap(await create(clock));
-    const queue = new Queue(driver, { retry: FAST_RETRY, ...options.queueOptions, clock });
+    const incidents: string[] = [];
+    const queue = new Queue(driver, { ...harnessQueueOptions(options.queueOptions, incidents), clock });
     const harnessClock: HarnessClock = {
       virtual: true,
       now: () => clock.now(),
       advance: (ms) => clock.advance(ms),
     };
-    return { queue, clock: harnessClock, dispose: disposer(queue, dispose), ...(inspect ? { inspect } : {}) };
+    return {
+      queue,
+      clock: harnessClock,
+      incidents,
+      dispose: disposer(queue, dispose),
+      ...(inspect ? { inspect } : {}),
+    };
   };
   const missing = options.createMissingDriver;
   return {
@@ -70,8 +107,15 @@ export function realTimeHarness(
   const { queueOptions, createMissingDriver, ...rest } = options;
   const open = async (create: () => Promise<DriverUnderTest>) => {
     const { driver, dispose, inspect } = unwrap(await create());
-    const queue = new Queue(driver, { retry: FAST_RETRY, ...queueOptions });
-    return { queue, clock: realClock, dispose: disposer(queue, dispose), ...(inspect ? { inspect } : {}) };
+    const incidents: string[] = [];
+    const queue = new Queue(driver, harnessQueueOptions(queueOptions, incidents));
+    return {
+      queue,
+      clock: realClock,
+      incidents,
+      dispose: disposer(queue, dispose),
+      ...(inspect ? { inspect } : {}),
+    };
   };
   return {
     name,

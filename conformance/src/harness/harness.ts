@@ -12,6 +12,12 @@ export interface HarnessClock {
 export interface QueueUnderTest {
   queue: Queue;
   clock: HarnessClock;
+  /**
+   * What the Queue had to absorb during the run (unreadable bodies, failed bridge hops), as the
+   * harness's hooks recorded it. The session fails a run that leaves any: every message a
+   * property publishes goes through the Queue, so each one is the driver's fault.
+   */
+  incidents?: readonly string[];
   /** Deletes what the run created. Defaults to `queue.close()`. */
   dispose?(): Promise<void>;
   /**

@@ -1,15 +1,19 @@
 import fc from 'fast-check';
-import { check, checkEqual, withSession } from '../support';
+import { check, checkEqual, outcomeOf, type Session, stillPending, withSession } from '../support';
 import { defineProperty } from './property';
+
+/** How far a provider's oldest-message age may be off: providers report it in whole seconds. */
+const AGE_TOLERANCE_SECONDS = 1;
 
 /**
  * What a drill reads from the provider's admin surface must be true: the depth counts what the
- * queue holds (waiting, delayed and leased), the oldest ready message has an age, dead letters
- * are counted, a redrive brings them back to be delivered, and a purge leaves nothing behind.
+ * queue holds (waiting, delayed and leased), the oldest ready message has its age (delayed ones
+ * are not ready, however old), dead letters are counted, a redrive brings them back to be
+ * delivered (waking a consumer that waits), and a purge leaves nothing behind.
  */
 export const adminSurface = defineProperty({
   id: 'admin-surface',
-  title: 'the admin surface counts depth and dead letters, redrives them back, and purges',
+  title: 'the admin surface counts depth, oldest age and dead letters, redrives them back, and purges',
   skipReason: (_caps, context) =>
     context.inspect ? undefined : 'the harness shows no admin surface (inspect)',
   runs: { virtual: 30, real: 2 },
@@ -19,28 +23,37 @@ export const adminSurface = defineProperty({
         waiting: fc.integer({ min: 0, max: 5 }),
         delayed: fc.integer({ min: 0, max: 3 }),
         dead: fc.integer({ min: 0, max: 3 }),
+        /** Seconds between the delayed publishes, the first and second ready ones, and the look. */
+        gaps: fc.tuple(
+          fc.integer({ min: 0, max: 30 }),
+          fc.integer({ min: 1, max: 30 }),
+          fc.integer({ min: 1, max: 30 }),
+        ),
       }),
-      async ({ waiting, delayed, dead }) =>
+      async ({ waiting, delayed, dead, gaps }) =>
         withSession(harness, async (session) => {
           const inspect = session.inspect;
           if (!inspect?.stats) return;
+          const virtual = session.timing.virtual;
           // Delayed messages only where waiting out their delay costs nothing.
-          const held = session.timing.virtual ? delayed : 0;
-          const publishes = [
-            ...Array.from({ length: waiting + dead }, (_, i) => ({ envelope: session.envelope(`w${i}`) })),
-            ...Array.from({ length: held }, (_, i) => ({
-              envelope: session.envelope(`d${i}`),
-              delaySeconds: 600,
-            })),
-          ];
-          if (publishes.length > 0) await session.queue.publishBatch(publishes);
-          const empty = publishes.length === 0;
+          const held = virtual ? delayed : 0;
+          const ready = waiting + dead;
+          const publishes = await publishAtAges(session, { held, ready, gaps });
           const before = await inspect.stats();
-          if (before.depth !== null) checkEqual(before.depth, publishes.length, 'depth after publishing');
-          if (waiting + dead > 0 && before.oldestReadyAgeSeconds !== null) {
-            check(before.oldestReadyAgeSeconds >= 0, `oldest ready age ${before.oldestReadyAgeSeconds}`);
+          if (before.depth !== null) checkEqual(before.depth, publishes, 'depth after publishing');
+          if (ready > 0 && before.oldestReadyAgeSeconds !== null) {
+            // On virtual time the age is known: the first ready publish was gaps[1] + gaps[2] s ago.
+            // The delayed messages are older and must not count: they are not ready.
+            const expected = virtual ? gaps[1] + gaps[2] : 0;
+            const age = before.oldestReadyAgeSeconds;
+            check(
+              virtual ? Math.abs(age - expected) <= AGE_TOLERANCE_SECONDS : age >= 0,
+              `oldest ready age ${age} s${virtual ? `, expected ${expected} s (ready messages published ${gaps[1] + gaps[2]} s and ${gaps[2]} s ago, delayed ones ${gaps.reduce((a, b) => a + b)} s ago)` : ''}`,
+            );
           }
-          if (empty) checkEqual(before.oldestReadyAgeSeconds, null, 'oldest ready age of an empty queue');
+          if (publishes === 0)
+            checkEqual(before.oldestReadyAgeSeconds, null, 'oldest ready age of an empty queue');
+          let acked = 0;
           if (dead > 0 && session.caps.deadLetter.move) {
             const taken = await session.receive(Math.min(dead, session.caps.batch.receive));
             for (const delivery of taken) await delivery.deadLetter('admin-surface');
@@ -48,26 +61,76 @@ export const adminSurface = defineProperty({
             if (after.deadLetters !== null)
               checkEqual(after.deadLetters, taken.length, 'dead letters counted');
             if (after.depth !== null)
-              checkEqual(after.depth, publishes.length - taken.length, 'depth after dead-lettering');
+              checkEqual(after.depth, publishes - taken.length, 'depth after dead-lettering');
             if (inspect.redriveDeadLetters) {
+              // A consumer waiting on the emptied queue must get the redriven messages at once.
+              const waits = virtual && session.caps.longPollMaxSeconds > 0 && taken.length > 0;
+              if (waits) acked = (await session.drain({ ack: true })).length;
+              const polling = waits ? outcomeOf(pollOnEmpty(session)) : undefined;
+              if (polling)
+                check(await stillPending(polling), 'a long poll on the drained queue returned at once');
               checkEqual(
                 await inspect.redriveDeadLetters(taken.length),
                 taken.length,
                 'dead letters redriven',
               );
+              if (polling) {
+                check(!(await stillPending(polling)), 'a waiting long poll slept through a redrive');
+                const result = await polling;
+                check(
+                  result.ok,
+                  `the long poll woken by a redrive failed: ${String(!result.ok && result.error)}`,
+                );
+                check(result.value.length > 0, 'the long poll woken by a redrive returned nothing');
+              }
               const back = await inspect.stats();
               if (back.deadLetters !== null)
                 checkEqual(back.deadLetters, 0, 'dead letters after the redrive');
-              if (back.depth !== null) checkEqual(back.depth, publishes.length, 'depth after the redrive');
+              if (back.depth !== null) checkEqual(back.depth, publishes - acked, 'depth after the redrive');
             }
           }
           if (inspect.purge) {
             await inspect.purge();
             const purged = await inspect.stats();
             if (purged.depth !== null) checkEqual(purged.depth, 0, 'depth after a purge');
-            if (session.timing.virtual) await session.clock.advance(601_000);
+            if (virtual) await session.clock.advance(601_000);
             await session.expectNothing('after a purge');
           }
         }),
     ),
 });
+
+/**
+ * Publishes `held` delayed messages, then (gaps[0] s later) the first half of the ready ones,
+ * then (gaps[1] s later) the rest, and lets gaps[2] s pass. Returns how many were published.
+ */
+async function publishAtAges(
+  session: Session,
+  { held, ready, gaps }: { held: number; ready: number; gaps: [number, number, number] },
+): Promise<number> {
+  const virtual = session.timing.virtual;
+  const step = async (seconds: number) => {
+    if (virtual) await session.clock.advance(seconds * 1000);
+  };
+  const firstHalf = Math.ceil(ready / 2);
+  const batches = [
+    Array.from({ length: held }, (_, i) => ({ envelope: session.envelope(`d${i}`), delaySeconds: 600 })),
+    Array.from({ length: firstHalf }, (_, i) => ({ envelope: session.envelope(`w${i}`) })),
+    Array.from({ length: ready - firstHalf }, (_, i) => ({
+      envelope: session.envelope(`w${firstHalf + i}`),
+    })),
+  ];
+  for (const [index, batch] of batches.entries()) {
+    if (batch.length > 0) await session.queue.publishBatch(batch);
+    await step(gaps[index]!);
+  }
+  return held + ready;
+}
+
+function pollOnEmpty(session: Session) {
+  return session.queue.receive({
+    maxMessages: session.caps.batch.receive,
+    leaseSeconds: session.longLeaseSeconds,
+    waitSeconds: Math.min(5, session.caps.longPollMaxSeconds),
+  });
+}

@@ -35,8 +35,16 @@ export const dedupe = defineProperty({
             count((await session.drain({ ack: true })).map((d) => d.envelope.event_id));
           }
           const envelope = session.envelope(`e${step.id}`);
+          const first = !published.has(envelope.event_id);
           published.add(envelope.event_id);
-          await session.queue.publish({ envelope });
+          const receipt = await session.queue.publish({ envelope });
+          // A repeat may be reported as one where the provider can tell; a first publish never is.
+          if (first)
+            checkEqual(
+              receipt.duplicate,
+              false,
+              `duplicate flag of the first publish of ${envelope.event_id}`,
+            );
         }
         count((await session.drain({ ack: true })).map((d) => d.envelope.event_id));
         checkEqual(

@@ -2,6 +2,7 @@ import { ackDeletes } from './ack-deletes';
 import { adminSurface } from './admin-surface';
 import { batchBounds } from './batch-bounds';
 import { closedQueue } from './closed-queue';
+import { consumerRedelivery } from './consumer-redelivery';
 import { deadLetters } from './dead-letters';
 import { dedupe } from './dedupe';
 import { dedupeWindow } from './dedupe-window';
@@ -33,6 +34,7 @@ export const queueProperties: readonly ConformanceProperty[] = [
   batchBounds,
   longPoll,
   releaseDelay,
+  consumerRedelivery,
   delayBounds,
   longDelay,
   sizeLimit,
@@ -53,6 +55,7 @@ export {
   adminSurface,
   batchBounds,
   closedQueue,
+  consumerRedelivery,
   deadLetters,
   dedupe,
   dedupeWindow,

@@ -78,12 +78,15 @@ export const longPoll = defineProperty({
 });
 
 /**
- * A long poll on a queue whose only message is delayed wakes when that message is due, not at
- * the end of its wait: a provider that only wakes on publishes holds due messages back.
+ * A long poll on a queue whose messages are all delayed wakes when the first is due, not at the
+ * end of its wait: a provider that only wakes on publishes holds due messages back, and one that
+ * times its wake-up by the latest (or last published) delayed message wakes too late. The later
+ * one is published last and falls due after the wait.
  */
 async function wakesWhenDue(session: Session, wait: number, delaySeconds: number): Promise<void> {
   const envelope = session.envelope('due');
   await session.queue.publish({ envelope, delaySeconds });
+  await session.queue.publish({ envelope: session.envelope('later'), delaySeconds: wait + 1 });
   const started = session.clock.now();
   const polling = outcomeOf(
     session.queue.receive({ maxMessages: 1, leaseSeconds: session.longLeaseSeconds, waitSeconds: wait }),
@@ -91,12 +94,12 @@ async function wakesWhenDue(session: Session, wait: number, delaySeconds: number
   await session.clock.advance(started + delaySeconds * 1000 - 1 - session.clock.now());
   check(
     await stillPending(polling),
-    `a long poll returned before its only message was due (${delaySeconds} s)`,
+    `a long poll returned before its first message was due (${delaySeconds} s)`,
   );
   await session.clock.advance(1 + session.timing.dueSlackMs);
   check(
     !(await stillPending(polling)),
-    `a ${wait} s long poll did not wake when a ${delaySeconds} s delay ran out`,
+    `a ${wait} s long poll did not wake when a ${delaySeconds} s delay ran out (another message was due after ${wait + 1} s)`,
   );
   const result = await polling;
   check(result.ok, `the long poll failed: ${String(!result.ok && result.error)}`);

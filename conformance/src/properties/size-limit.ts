@@ -1,7 +1,7 @@
-import { type EnvelopeInput, encodeEnvelope, messageSizeBytes, prepareEnvelope } from '@queueport/core';
+import { type EnvelopeInput, encodeEnvelope, prepareEnvelope } from '@queueport/core';
 import fc from 'fast-check';
 import type { Session } from '../support';
-import { check, checkEqual, checkRejects, withSession } from '../support';
+import { check, checkEqual, checkRejects, show, withSession } from '../support';
 import { UTF8_UNITS } from './arbitraries';
 import { defineProperty } from './property';
 
@@ -21,10 +21,21 @@ const caseArb = fc.record({
   inBatch: fc.boolean(),
 });
 
+/**
+ * The contract's definition of a message's size, written here rather than taken from the Queue,
+ * so a Queue that counts wrong cannot agree with itself: UTF-8 bytes of the encoded envelope plus
+ * those of every attribute name and value.
+ */
+function contractSize(body: string, attributes: Record<string, string>): number {
+  let size = Buffer.byteLength(body, 'utf8');
+  for (const [name, value] of Object.entries(attributes)) size += Buffer.byteLength(name + value, 'utf8');
+  return size;
+}
+
 /** An envelope whose encoded size (plus attributes) is `target` bytes, filled with `unit`. */
 function envelopeOfSize(session: Session, unit: string, target: number, attributes: Record<string, string>) {
   const sizeOf = (envelope: EnvelopeInput) =>
-    messageSizeBytes(encodeEnvelope(prepareEnvelope(envelope)), attributes);
+    contractSize(encodeEnvelope(prepareEnvelope(envelope)), attributes);
   const fill = Math.max(0, target - sizeOf(session.envelope('big', { data: '' })));
   const unitBytes = Buffer.byteLength(unit, 'utf8');
   const count = Math.floor(fill / unitBytes);
@@ -50,10 +61,20 @@ export const sizeLimit = defineProperty({
             ? session.queue.publishBatch([{ envelope: companion }, { envelope, attributes }])
             : session.queue.publish({ envelope, attributes });
         if (size > limit) {
-          await checkRejects(
+          const error = await checkRejects(
             publish,
             'PAYLOAD_TOO_LARGE',
             `publishing ${size} bytes against a ${limit}-byte limit`,
+          );
+          // Documented details: what a caller logs or uses to split the payload. A payload
+          // refused while it was still being read has a lower bound (`atLeast`) past the limit.
+          const { sizeBytes, maxBodyBytes, atLeast } = error.details;
+          checkEqual(maxBodyBytes, limit, 'details.maxBodyBytes of PAYLOAD_TOO_LARGE');
+          check(
+            atLeast === true
+              ? typeof sizeBytes === 'number' && sizeBytes > limit && sizeBytes <= size
+              : sizeBytes === size,
+            `details.sizeBytes of PAYLOAD_TOO_LARGE for ${size} bytes: ${show(error.details)}`,
           );
           await session.expectOnlySentinel(`after a rejected ${size}-byte publish`);
           return;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { check, checkEqual, checkRejects, withSession } from '../support';
+import { check, checkEqual, checkRejects, show, withSession } from '../support';
 import { defineProperty } from './property';
 
 const OPERATIONS = ['ack', 'release', 'extend'] as const;
@@ -17,8 +17,10 @@ export const staleReceipt = defineProperty({
       fc.record({
         leaseSeconds: fc.integer({ min: 1, max: 3600 }),
         operations: fc.subarray([...OPERATIONS], { minLength: 1 }),
+        /** Also ack the stale receipt in one batch with a live one, stale first. */
+        mixedBatch: fc.boolean(),
       }),
-      async ({ leaseSeconds, operations }) =>
+      async ({ leaseSeconds, operations, mixedBatch }) =>
         withSession(harness, async (session) => {
           const lease = session.lease(leaseSeconds);
           const envelope = session.envelope('stale');
@@ -41,6 +43,18 @@ export const staleReceipt = defineProperty({
               'LEASE_LOST',
               `${operation} with the receipt of the earlier delivery`,
             );
+          }
+          if (mixedBatch && session.caps.batch.settle >= 2) {
+            // One stale entry must not fail (or skip) the live entries batched with it.
+            await session.queue.publish({ envelope: session.envelope('live') });
+            const [live] = await session.receive(1);
+            check(live, 'the second published message was not delivered');
+            const results = await session.queue.ackBatch([stale, live]);
+            check(
+              results.length === 2 && !results[0]!.ok && results[0]!.error.code === 'LEASE_LOST',
+              `the stale entry of an ack batch: expected LEASE_LOST, got ${show(results[0])}`,
+            );
+            check(results[1]!.ok, `the live entry after a stale one in an ack batch: ${show(results[1])}`);
           }
           await session.expectNothing('after stale settles, while the redelivery still holds its lease');
           await current.ack();

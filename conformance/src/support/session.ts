@@ -21,6 +21,7 @@ export class Session {
   readonly clock: HarnessClock;
   readonly timing: ResolvedTiming;
   readonly inspect: QueueUnderTest['inspect'];
+  readonly incidents: readonly string[];
   readonly nonce = randomUUID().slice(0, 8);
   readonly #dispose: () => Promise<void>;
 
@@ -28,6 +29,7 @@ export class Session {
     this.queue = under.queue;
     this.clock = under.clock;
     this.inspect = under.inspect;
+    this.incidents = under.incidents ?? [];
     this.timing = timing;
     this.#dispose = dispose;
   }
@@ -135,6 +137,11 @@ export class Session {
     );
   }
 
+  /** Fails the run if the Queue had to absorb what a conformant driver never hands it. */
+  expectNoIncidents(): void {
+    check(this.incidents.length === 0, `during the run, ${this.incidents.join('; ')}`);
+  }
+
   async close(): Promise<void> {
     await this.#dispose();
   }
@@ -151,7 +158,9 @@ export async function withSession<T>(
 ): Promise<T> {
   const session = await Session.open(harness, which);
   try {
-    return await run(session);
+    const result = await run(session);
+    session.expectNoIncidents();
+    return result;
   } finally {
     await session.close();
   }

@@ -1,5 +1,5 @@
 import { inspect, isDeepStrictEqual } from 'node:util';
-import { type ErrorCode, isQueueError } from '@queueport/core';
+import { type ErrorCode, isQueueError, type QueueError } from '@queueport/core';
 
 /** A broken promise of the queue contract, phrased for the adapter author who has to fix it. */
 export class ConformanceViolation extends Error {
@@ -16,17 +16,17 @@ export function checkEqual<T>(actual: T, expected: T, what: string): void {
   }
 }
 
-/** Runs `operation`, which must fail with a QueueError of `code`. */
+/** Runs `operation`, which must fail with a QueueError of `code`; returns that error. */
 export async function checkRejects(
   operation: () => Promise<unknown>,
   code: ErrorCode,
   what: string,
-): Promise<void> {
+): Promise<QueueError> {
   let outcome: unknown;
   try {
     outcome = await operation();
   } catch (error) {
-    if (isQueueError(error, code)) return;
+    if (isQueueError(error, code)) return error;
     const got = isQueueError(error)
       ? error.code
       : error instanceof Error

@@ -32,6 +32,9 @@ export function effectiveCapabilities(
   };
 }
 
+const DEDUPE_KINDS: ReadonlyArray<Capabilities['dedupe']['kind']> = ['window', 'while-retained', 'none'];
+const ORDERINGS: ReadonlyArray<Capabilities['ordering']> = ['fifo-per-group', 'fifo-single-consumer', 'none'];
+
 /** Catches a driver whose manifest contradicts itself before it misleads the Queue or the suite. */
 export function assertCapabilities(caps: Capabilities, driverName: string): void {
   const problems: string[] = [];
@@ -58,7 +61,13 @@ export function assertCapabilities(caps: Capabilities, driverName: string): void
     problems.push('leaseSeconds must satisfy 0 <= min <= max');
   }
   if (!(caps.longPollMaxSeconds >= 0)) problems.push('longPollMaxSeconds must be >= 0');
-  if (caps.dedupe.kind === 'window') positive(caps.dedupe.windowSeconds, 'dedupe.windowSeconds');
+  if (!DEDUPE_KINDS.includes(caps.dedupe?.kind)) {
+    problems.push(`dedupe.kind must be one of ${DEDUPE_KINDS.map((k) => `'${k}'`).join(', ')}`);
+  }
+  if (caps.dedupe?.kind === 'window') positive(caps.dedupe.windowSeconds, 'dedupe.windowSeconds');
+  if (!ORDERINGS.includes(caps.ordering)) {
+    problems.push(`ordering must be one of ${ORDERINGS.map((o) => `'${o}'`).join(', ')}`);
+  }
   if (caps.staleReceipt !== 'rejected' && caps.staleReceipt !== 'ignored') {
     problems.push("staleReceipt must be 'rejected' or 'ignored'");
   }

@@ -15,6 +15,10 @@ export function checkDriver(driver: unknown): asserts driver is Driver {
     if (candidate.capabilities === null || typeof candidate.capabilities !== 'object') {
       problems.push('driver.capabilities must be an object');
     }
+    // The name is in every error and report: an unnamed driver leaves a failure unattributable.
+    if (typeof candidate.name !== 'string' || candidate.name.length === 0) {
+      problems.push('driver.name must be a non-empty string');
+    }
     for (const method of DRIVER_METHODS) {
       if (typeof candidate[method] !== 'function') problems.push(`driver.${method} must be a function`);
     }

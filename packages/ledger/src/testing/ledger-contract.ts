@@ -304,6 +304,20 @@ export function describeLedgerContract(name: string, open: OpenLedger): void {
         );
       });
 
+      it('complete and fail clear the retry time a release set, whatever the request carries', async () => {
+        for (const settle of ['complete', 'fail'] as const) {
+          const id = `clears-${settle}`;
+          await ledger.claim(claimOf(id, 'a'));
+          await ledger.release({ eventId: id, owner: 'a', outcome: 'http 503', retryAt: clock.now() + 60_000 });
+          await ledger.claim(claimOf(id, 'a'));
+          // A JavaScript caller may pass a release request to complete or fail.
+          const request = { eventId: id, owner: 'a', outcome: 'done', retryAt: clock.now() + 1 };
+          const settled = await ledger[settle](request);
+          expect(settled.retryAt).toBeNull();
+          expect((await ledger.get(id))?.retryAt).toBeNull();
+        }
+      });
+
       it('release without retryAt leaves it unset; over-long outcomes are cut, not refused', async () => {
         await ledger.claim(claimOf('e', 'a'));
         const released = await ledger.release({ eventId: 'e', owner: 'a', outcome: 'x'.repeat(5000) });
