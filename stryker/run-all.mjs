@@ -1,55 +1,18 @@
 // `pnpm mutation`: runs both StrykerJS configurations one after the other, then prints each
-// score from its JSON report, with and without the mutants listed in equivalent-mutants.json.
+// score from its JSON report, with and without the survivors stryker/survivors.json classifies as not a gap.
 // Not part of CI. `pnpm mutation driver` or `pnpm mutation ledger` runs one of them.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { root, survivorsOf } from './survivors.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const all = ['driver', 'ledger'];
 const names = process.argv.slice(2).filter((arg) => all.includes(arg));
 const runs = names.length > 0 ? names : all;
 const skipRun = process.argv.includes('--report-only');
 
-/**
- * Every survivor of the last analysed runs, classified with its reason (see conformance/README.md,
- * "Mutation score"): `gap` (a property could catch it), `equivalent` (no observable change
- * through the Queue), `permitted` (the mutated driver is still conformant: a different manifest,
- * or a choice the contract leaves open), `out-of-scope` (reachable only with input a harness
- * never gives, e.g. a non-driver). Only `gap` counts against the second score.
- * @type {{ config: string, file: string, line: number, column: number, mutator: string, original: string, replacement: string, class: string, reason: string }[]}
- */
-const known = JSON.parse(readFileSync(path.join(root, 'stryker/survivors.json'), 'utf8'));
-
-function sourceText(source, location) {
-  const lines = source.split('\n');
-  const { start, end } = location;
-  if (start.line === end.line) return lines[start.line - 1].slice(start.column - 1, end.column - 1);
-  return [
-    lines[start.line - 1].slice(start.column - 1),
-    ...lines.slice(start.line, end.line - 1),
-    lines[end.line - 1].slice(0, end.column - 1),
-  ].join('\n');
-}
-
-/** The listed entry for a mutant: same file, mutator, original text and replacement; nearest position wins. */
-function classify(name, file, original, mutant) {
-  const candidates = known.filter(
-    (e) =>
-      e.config === name &&
-      e.file === file &&
-      e.mutator === mutant.mutatorName &&
-      e.replacement === mutant.replacement &&
-      e.original === original,
-  );
-  const { line, column } = mutant.location.start;
-  const distance = (e) => Math.abs(e.line - line) * 1000 + Math.abs((e.column ?? column) - column);
-  return candidates.sort((a, b) => distance(a) - distance(b))[0];
-}
-
 function summarize(name) {
-  const report = JSON.parse(readFileSync(path.join(root, `reports/mutation/${name}.json`), 'utf8'));
+  const { report, survivors: found } = survivorsOf(name);
   const counts = {
     Killed: 0,
     Survived: 0,
@@ -59,22 +22,18 @@ function summarize(name) {
     RuntimeError: 0,
     Ignored: 0,
   };
+  for (const { mutants } of Object.values(report.files)) {
+    for (const mutant of mutants) counts[mutant.status] = (counts[mutant.status] ?? 0) + 1;
+  }
   let equivalentSurvivors = 0;
   /** @type {Record<string, number>} */
   const byClass = {};
   const survivors = [];
-  for (const [file, { source, mutants }] of Object.entries(report.files)) {
-    for (const mutant of mutants) {
-      counts[mutant.status] = (counts[mutant.status] ?? 0) + 1;
-      if (mutant.status === 'Survived' || mutant.status === 'NoCoverage') {
-        const original = sourceText(source, mutant.location);
-        const entry = classify(name, file, original, mutant);
-        const kind = entry?.class ?? 'unclassified';
-        byClass[kind] = (byClass[kind] ?? 0) + 1;
-        if (entry && entry.class !== 'gap') equivalentSurvivors++;
-        survivors.push({ file, mutant, kind, original });
-      }
-    }
+  for (const { file, mutant, original, entry } of found) {
+    const kind = entry?.class ?? 'unclassified';
+    byClass[kind] = (byClass[kind] ?? 0) + 1;
+    if (entry && entry.class !== 'gap') equivalentSurvivors++;
+    survivors.push({ file, mutant, kind, original });
   }
   const detected = counts.Killed + counts.Timeout;
   const valid = detected + counts.Survived + counts.NoCoverage;

@@ -14,6 +14,7 @@ const FAST_RETRY: QueueOptions['retry'] = { maxAttempts: 3, baseMs: 1, maxMs: 20
 function harnessQueueOptions(
   options: Omit<QueueOptions, 'clock'> | undefined,
   incidents: string[],
+  injectsFaults: boolean,
 ): Omit<QueueOptions, 'clock'> {
   const hooks = options?.hooks;
   return {
@@ -28,7 +29,8 @@ function harnessQueueOptions(
         hooks?.onInvalidMessage?.(info);
       },
       onBridgeError: (info) => {
-        incidents.push(`a delay-bridge hop of ${info.eventId} could not be re-sent: ${info.error.message}`);
+        if (!injectsFaults)
+          incidents.push(`a delay-bridge hop of ${info.eventId} could not be re-sent: ${info.error.message}`);
         hooks?.onBridgeError?.(info);
       },
     },
@@ -65,13 +67,18 @@ export function virtualTimeHarness(
     createMissingDriver?: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>;
     /** Whether every driver it creates comes with `inspect`. */
     inspects?: boolean;
+    /** The driver fails calls on purpose (a crash test): failed bridge hops are expected then. */
+    injectsFaults?: boolean;
   } = {},
 ): ConformanceHarness {
   const open = async (create: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>) => {
     const clock = new VirtualClock();
     const { driver, dispose, inspect } = unwrap(await create(clock));
     const incidents: string[] = [];
-    const queue = new Queue(driver, { ...harnessQueueOptions(options.queueOptions, incidents), clock });
+    const queue = new Queue(driver, {
+      ...harnessQueueOptions(options.queueOptions, incidents, options.injectsFaults === true),
+      clock,
+    });
     const harnessClock: HarnessClock = {
       virtual: true,
       now: () => clock.now(),
@@ -102,13 +109,15 @@ export function realTimeHarness(
   options: Omit<ConformanceHarness, 'name' | 'createQueue' | 'createMissingQueue'> & {
     queueOptions?: Omit<QueueOptions, 'clock'>;
     createMissingDriver?: () => Promise<DriverUnderTest>;
+    /** The driver fails calls on purpose (a crash test): failed bridge hops are expected then. */
+    injectsFaults?: boolean;
   } = {},
 ): ConformanceHarness {
-  const { queueOptions, createMissingDriver, ...rest } = options;
+  const { queueOptions, createMissingDriver, injectsFaults = false, ...rest } = options;
   const open = async (create: () => Promise<DriverUnderTest>) => {
     const { driver, dispose, inspect } = unwrap(await create());
     const incidents: string[] = [];
-    const queue = new Queue(driver, harnessQueueOptions(queueOptions, incidents));
+    const queue = new Queue(driver, harnessQueueOptions(queueOptions, incidents, injectsFaults));
     return {
       queue,
       clock: realClock,

@@ -1,6 +1,6 @@
 import type { Capabilities } from '@queueport/core';
 import fc from 'fast-check';
-import { check, checkEqual, checkRejects, withSession } from '../support';
+import { check, checkEqual, checkRejects, show, withSession } from '../support';
 import { defineProperty } from './property';
 
 const DAY = 86_400;
@@ -11,11 +11,15 @@ const delayArb = fc.oneof(
   fc.constantFrom(-1, -0.001, 0.5, 12.25, 604_799.5, 604_800.5, 604_801, 1e12),
   fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
   fc.double({ min: 0, max: 604_800, noNaN: true }),
+  // Not numbers at all: a loose `<=` would take "5" for 5 wherever fractions are allowed.
+  fc.constantFrom<unknown>('5', [5], true, {}),
 );
 
 /** The oracle, written apart from the Queue's own check so the two can disagree. */
-function shouldAccept(delay: number, caps: Capabilities): boolean {
-  if (!Number.isFinite(delay) || delay < 0 || delay > caps.delay.maxSeconds) return false;
+function shouldAccept(delay: unknown, caps: Capabilities): delay is number {
+  if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > caps.delay.maxSeconds) {
+    return false;
+  }
   return caps.delay.fractional || Number.isInteger(delay);
 }
 
@@ -27,10 +31,10 @@ export const delayBounds = defineProperty({
     fc.asyncProperty(delayArb, async (delay) =>
       withSession(harness, async (session) => {
         const envelope = session.envelope('delayed');
-        const publish = () => session.queue.publish({ envelope, delaySeconds: delay });
+        const publish = () => session.queue.publish({ envelope, delaySeconds: delay as number });
         if (!shouldAccept(delay, session.caps)) {
-          await checkRejects(publish, 'DELAY_OUT_OF_RANGE', `publishing with delay ${delay}`);
-          await session.expectOnlySentinel(`after a publish with delay ${delay} was refused`);
+          await checkRejects(publish, 'DELAY_OUT_OF_RANGE', `publishing with delay ${show(delay)}`);
+          await session.expectOnlySentinel(`after a publish with delay ${show(delay)} was refused`);
           return;
         }
         await publish();

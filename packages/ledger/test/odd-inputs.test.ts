@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { isQueueError, payloadDigest } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import type { Ledger } from '@queueport/ledger';
 import { openPostgresLedger } from '@queueport/ledger/postgres';
 import { temporarySqliteLedger } from '@queueport/ledger/sqlite';
 import fc from 'fast-check';
-import type { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createPool } from './support/postgres';
+import { describe, expect, inject, it } from 'vitest';
+import { schemasPerFile } from './support/postgres';
 
 /**
  * The same odd input, fed to both stores, must get the same typed answer: the same QueueError
@@ -16,22 +14,7 @@ import { createPool } from './support/postgres';
  */
 
 const connectionString = inject('queueportServices').postgresUrl;
-const prefix = `ledger_odd_${process.pid}_${randomBytes(3).toString('hex')}`;
-let schemas = 0;
-let admin: Pool;
-
-beforeAll(async () => {
-  admin = await createPool(connectionString);
-});
-
-afterAll(async () => {
-  const { rows } = await admin.query<{ nspname: string }>(
-    "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 || '\\_%'",
-    [prefix],
-  );
-  for (const { nspname } of rows) await admin.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
-  await admin.end();
-});
+const schemas = schemasPerFile('ledger_odd', connectionString);
 
 type Step = (ledger: Ledger, clock: VirtualClock) => Promise<unknown>;
 
@@ -63,7 +46,7 @@ async function onBothStores(steps: readonly Step[]): Promise<{ sqlite: unknown[]
   const sqliteClock = new VirtualClock();
   const postgresClock = new VirtualClock();
   const sqlite = await temporarySqliteLedger(sqliteClock);
-  const schema = `${prefix}_${++schemas}`;
+  const schema = schemas.next();
   const postgres = await openPostgresLedger({ connectionString, schema, clock: postgresClock });
   try {
     const outcomes = { sqlite: [] as unknown[], postgres: [] as unknown[] };
@@ -75,7 +58,7 @@ async function onBothStores(steps: readonly Step[]): Promise<{ sqlite: unknown[]
   } finally {
     await sqlite.dispose();
     await postgres.close();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await schemas.drop(schema);
   }
 }
 

@@ -1,38 +1,19 @@
-import { randomBytes } from 'node:crypto';
 import { payloadDigest } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import type { Ledger } from '@queueport/ledger';
 import { openPostgresLedger } from '@queueport/ledger/postgres';
 import { describeLedgerContract } from '@queueport/ledger/testing';
-import type { Pool } from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createPool } from './support/postgres';
+import { describe, expect, inject, it } from 'vitest';
+import { createPool, schemasPerFile } from './support/postgres';
 
 const connectionString = inject('queueportServices').postgresUrl;
-// One prefix per test file (and run); every ledger opened here gets its own schema under it.
-const prefix = `ledger_test_${process.pid}_${randomBytes(3).toString('hex')}`;
-let schemas = 0;
-let admin: Pool;
-
-beforeAll(async () => {
-  admin = await createPool(connectionString);
-});
-
-afterAll(async () => {
-  const { rows } = await admin.query<{ nspname: string }>(
-    "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 || '\\_%'",
-    [prefix],
-  );
-  for (const { nspname } of rows) await admin.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
-  await admin.end();
-});
-
-function nextSchema(): string {
-  return `${prefix}_${++schemas}`;
-}
+// Every ledger opened here gets its own schema, all dropped after the last test.
+const schemas = schemasPerFile('ledger_test', connectionString);
+const nextSchema = schemas.next;
+const admin = () => schemas.admin();
 
 async function appliedMigrations(schema: string): Promise<number[]> {
-  const { rows } = await admin.query<{ version: number }>(
+  const { rows } = await admin().query<{ version: number }>(
     `SELECT version FROM "${schema}".ledger_schema_migrations ORDER BY version`,
   );
   return rows.map((row) => row.version);
@@ -52,7 +33,7 @@ describeLedgerContract('postgres', async (clock) => {
     appliedMigrations: () => appliedMigrations(schema),
     cleanup: async () => {
       for (const each of opened) await each.close();
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await schemas.drop(schema);
     },
   };
 });
@@ -124,7 +105,7 @@ describe('PostgresLedger options', () => {
     const schema = nextSchema();
     const ledger = await openPostgresLedger({ connectionString, schema, clock: new VirtualClock(42) });
     await ledger.close();
-    const { rows } = await admin.query<{ column_name: string; data_type: string }>(
+    const { rows } = await admin().query<{ column_name: string; data_type: string }>(
       'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
       [schema, 'ledger_events'],
     );
@@ -134,7 +115,7 @@ describe('PostgresLedger options', () => {
       expect(types[column]).toBe('bigint');
     }
     expect(
-      (await admin.query(`SELECT applied_at FROM "${schema}".ledger_schema_migrations`)).rows[0].applied_at,
+      (await admin().query(`SELECT applied_at FROM "${schema}".ledger_schema_migrations`)).rows[0].applied_at,
     ).toBe('42');
   });
 
@@ -142,7 +123,7 @@ describe('PostgresLedger options', () => {
     await expect(openPostgresLedger({ connectionString, schema: 'bad"; DROP' })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
     });
-    await expect(openPostgresLedger({ connectionString, pool: admin })).rejects.toMatchObject({
+    await expect(openPostgresLedger({ connectionString, pool: admin() })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
     });
   });

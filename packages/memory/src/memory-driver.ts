@@ -211,8 +211,7 @@ export class MemoryDriver implements Driver {
 
   /** Deletes every message held (not the dead letters). */
   purge(): void {
-    this.#messages.clear();
-    this.#byReceipt.clear();
+    for (const message of this.#messages.values()) this.#remove(message);
   }
 
   #take(max: number, leaseSeconds: number): DriverMessage[] {
@@ -285,6 +284,7 @@ export class MemoryDriver implements Driver {
       seq,
       messageId,
       eventId: message.eventId,
+      dedupeKey: 'dedupeKey' in message ? message.dedupeKey : undefined,
       body: message.body,
       attributes: { ...message.attributes },
       groupId: message.groupId,
@@ -359,6 +359,7 @@ export class MemoryDriver implements Driver {
   #remove(message: StoredMessage): void {
     if (message.receipt) this.#byReceipt.delete(message.receipt);
     this.#messages.delete(message.messageId);
+    if (message.dedupeKey !== undefined) this.#dedupe.forget(message.dedupeKey, message.messageId);
   }
 
   #expire(now: number): void {

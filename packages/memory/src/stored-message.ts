@@ -3,6 +3,8 @@ export interface StoredMessage {
   seq: number;
   messageId: string;
   eventId: string;
+  /** The key its publish was deduplicated by; undefined for redriven dead letters. */
+  dedupeKey: string | undefined;
   body: string;
   attributes: Record<string, string>;
   groupId: string | undefined;

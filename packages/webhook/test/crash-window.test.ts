@@ -119,7 +119,13 @@ class DiesBetweenHops extends MemoryDriver {
 
 describeConformance(
   'memory with delays bridged past 900 s, dying between hops, + SQLite ledger',
-  virtualTimeHarness('memory-bridged', (clock) => new DiesBetweenHops({ clock, nativeMaxDelaySeconds: 900 })),
+  virtualTimeHarness(
+    'memory-bridged',
+    (clock) => new DiesBetweenHops({ clock, nativeMaxDelaySeconds: 900 }),
+    {
+      injectsFaults: true,
+    },
+  ),
   { properties: crashWindowProperties(temporarySqliteLedger) },
 );
 
@@ -128,6 +134,7 @@ describe('dying between hops', () => {
     const harness = virtualTimeHarness(
       'memory-bridged',
       (clock) => new DiesBetweenHops({ clock, nativeMaxDelaySeconds: 900 }),
+      { injectsFaults: true },
     );
     const before = DiesBetweenHops.died;
     const outcome = await runCrashScenario(

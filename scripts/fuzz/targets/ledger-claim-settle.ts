@@ -4,12 +4,10 @@
  * QueueError, never INTERNAL (a database error let through by an input that reached the SQL),
  * and what is stored comes back exactly as given.
  */
-import type { VirtualClock as Clock } from '@queueport/core/testing';
-import { VirtualClock } from '@queueport/core/testing';
-import type { ClaimResult, Ledger, LedgerRecord } from '@queueport/ledger';
-import { temporarySqliteLedger } from '@queueport/ledger/sqlite';
+import type { ClaimResult, LedgerRecord } from '@queueport/ledger';
 import fc from 'fast-check';
-import { afterTarget, check, outcomeOf } from '../context';
+import { check, outcomeOf } from '../context';
+import { ledgerPerTarget } from '../ledger-per-target';
 import type { FuzzTarget } from './fuzz-target';
 import {
   checkRecord,
@@ -80,21 +78,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
 );
 
-let opened: Promise<{ ledger: Ledger; clock: Clock }> | undefined;
-
 /** One ledger for the whole run, opened in the first case and removed after the last. */
-function ledgerOnce(): Promise<{ ledger: Ledger; clock: Clock }> {
-  opened ??= (async () => {
-    const clock = new VirtualClock();
-    const temporary = await temporarySqliteLedger(clock);
-    afterTarget(async () => {
-      opened = undefined;
-      await temporary.dispose();
-    });
-    return { ledger: temporary.ledger, clock };
-  })();
-  return opened;
-}
+const ledgerOnce = ledgerPerTarget();
 
 function checkTyped(outcome: { ok: boolean; error?: { code: string } }, what: string): void {
   if (!outcome.ok) check(outcome.error!.code !== 'INTERNAL', `${what} leaked a database error as INTERNAL`);

@@ -4,11 +4,10 @@
  * QueueError (never INTERNAL), and what a scan returns keeps its promises: at most `limit`
  * rows, the right states, after the cursor, in order.
  */
-import { VirtualClock } from '@queueport/core/testing';
-import type { Ledger, LedgerRecord } from '@queueport/ledger';
-import { temporarySqliteLedger } from '@queueport/ledger/sqlite';
+import type { LedgerRecord } from '@queueport/ledger';
 import fc from 'fast-check';
-import { afterTarget, check, outcomeOf } from '../context';
+import { check, outcomeOf } from '../context';
+import { ledgerPerTarget } from '../ledger-per-target';
 import type { FuzzTarget } from './fuzz-target';
 import {
   afterArb,
@@ -66,20 +65,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
 );
 
-let opened: Promise<{ ledger: Ledger; clock: VirtualClock }> | undefined;
-
-function ledgerOnce(): Promise<{ ledger: Ledger; clock: VirtualClock }> {
-  opened ??= (async () => {
-    const clock = new VirtualClock();
-    const temporary = await temporarySqliteLedger(clock);
-    afterTarget(async () => {
-      opened = undefined;
-      await temporary.dispose();
-    });
-    return { ledger: temporary.ledger, clock };
-  })();
-  return opened;
-}
+/** One ledger for the whole run, opened in the first case and removed after the last. */
+const ledgerOnce = ledgerPerTarget();
 
 function checkPage(
   records: LedgerRecord[],

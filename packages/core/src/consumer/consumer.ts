@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { QueueError } from '../errors';
 import { checkOptions } from '../options';
 import type { Delivery } from '../queue/delivery';
@@ -129,6 +130,11 @@ export class Consumer {
         await this.#slotFreed.promise;
         continue;
       }
+      // A backlog on a driver that answers from memory, with handlers that do no I/O, would
+      // otherwise run entirely in microtasks: no timer (lease extensions included) and no I/O
+      // would run until it is drained. One macrotask turn per receive lets them in.
+      await nextTurn();
+      if (signal.aborted) break;
       let batch: Delivery[];
       const startedAt = this.#queue.clock.now();
       try {

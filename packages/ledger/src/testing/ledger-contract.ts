@@ -308,7 +308,12 @@ export function describeLedgerContract(name: string, open: OpenLedger): void {
         for (const settle of ['complete', 'fail'] as const) {
           const id = `clears-${settle}`;
           await ledger.claim(claimOf(id, 'a'));
-          await ledger.release({ eventId: id, owner: 'a', outcome: 'http 503', retryAt: clock.now() + 60_000 });
+          await ledger.release({
+            eventId: id,
+            owner: 'a',
+            outcome: 'http 503',
+            retryAt: clock.now() + 60_000,
+          });
           await ledger.claim(claimOf(id, 'a'));
           // A JavaScript caller may pass a release request to complete or fail.
           const request = { eventId: id, owner: 'a', outcome: 'done', retryAt: clock.now() + 1 };
