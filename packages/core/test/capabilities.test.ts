@@ -87,6 +87,10 @@ describe('assertCapabilities', () => {
       { dedupe: { kind: 'window', windowSeconds: 0 } },
       'dedupe.windowSeconds must be a positive number',
     ],
+    ['a dedupe without a kind', { dedupe: {} as never }, 'dedupe.kind must be one of'],
+    ['an unknown dedupe kind', { dedupe: { kind: '' } as never }, 'dedupe.kind must be one of'],
+    ['no ordering', { ordering: undefined as never }, 'ordering must be one of'],
+    ['an unknown ordering', { ordering: 'fifo' as never }, 'ordering must be one of'],
   ])('rejects %s', (_name, overrides, problem) => {
     const message = problemsOf(testCapabilities(overrides));
     expect(message).toContain('broken');

@@ -76,6 +76,12 @@ describe('new Queue(driver, options): every option checked at construction, nami
     expect(refusal(() => new Queue(bad({ name: 'x', capabilities: testCapabilities() }))).message).toMatch(
       /driver\.publish must be a function/,
     );
+    for (const name of ['', undefined, 7]) {
+      const unnamed = Object.assign(new RecordingDriver(), { name });
+      expect(refusal(() => new Queue(bad(unnamed))).message).toMatch(
+        /driver\.name must be a non-empty string/,
+      );
+    }
   });
 
   it('accepts every documented option, undefined values and class instances', () => {

@@ -20,7 +20,7 @@ describe('consume yields to the event loop while a backlog drains', () => {
         drained = resolve;
       });
       const consumer = queue.consume(
-        () => {
+        async () => {
           handled++;
           if (handled === total) drained();
         },
