@@ -1,0 +1,6 @@
+/** Shared by both delivery scenarios, so the pipeline's number means the same in each. */
+export const DELIVERY_CONCURRENCY = 16;
+
+export function deliveryEvents(quick: boolean): number {
+  return quick ? 300 : 8000;
+}

@@ -1,0 +1,17 @@
+/** Every scenario, in the order they run and appear in the table. */
+import type { Scenario } from '../runner';
+import { backlogDrain } from './backlog-drain';
+import { deliveryVsPhysicalLimit } from './delivery-vs-physical-limit';
+import { deliveryVsRawPost } from './delivery-vs-raw-post';
+import { ledgerPostgres } from './ledger-postgres';
+import { ledgerSqlite } from './ledger-sqlite';
+import { queueVsDriver } from './queue-vs-driver';
+
+export const scenarios: readonly Scenario[] = [
+  deliveryVsRawPost,
+  deliveryVsPhysicalLimit,
+  ledgerSqlite,
+  ledgerPostgres,
+  queueVsDriver,
+  backlogDrain,
+];

@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { openSqliteLedger } from '@queueport/ledger/sqlite';
+import type { PairScenario } from '../runner';
+import { tempDir } from '../shared/fixtures';
+import { claimAndComplete, DIGEST, forSlice, ids, sliceMs } from '../shared/ledger-loop';
+import { openBareSqlite, sqliteVersion } from '../shared/sqlite';
+
+export const ledgerSqlite: PairScenario = {
+  kind: 'pair',
+  name: 'ledger-sqlite',
+  description:
+    "The SQLite ledger's claim + complete of a distinct event id beside one bare INSERT … ON CONFLICT DO NOTHING on the same file with the same pragmas. A pair is two commits and the bare loop one, so about 0.5 would mean the ledger costs nothing beyond its commits.",
+  subject: 'ledger claim + complete of a distinct id (SQLite)',
+  baseline:
+    'bare INSERT … ON CONFLICT DO NOTHING of a distinct id, one autocommit statement (better-sqlite3)',
+  async open({ quick }) {
+    const temp = tempDir('ledger-sqlite');
+    const filename = path.join(temp.dir, 'ledger.db');
+    const ledger = await openSqliteLedger({ filename });
+    const bare = openBareSqlite(filename);
+    bare.exec(
+      'CREATE TABLE bench_bare (event_id TEXT NOT NULL PRIMARY KEY, payload_sha256 TEXT NOT NULL, created_at INTEGER NOT NULL) STRICT, WITHOUT ROWID',
+    );
+    const insert = bare.prepare(
+      'INSERT INTO bench_bare (event_id, payload_sha256, created_at) VALUES (?, ?, ?) ON CONFLICT (event_id) DO NOTHING',
+    );
+    const nextBareId = ids('bare');
+    const ms = sliceMs(quick);
+    return {
+      detail: `SQLite ${sqliteVersion(bare)}, WAL, synchronous=NORMAL, better-sqlite3; ${ms} ms per side per round`,
+      subject: forSlice(ms, claimAndComplete(ledger)),
+      baseline: forSlice(ms, () => {
+        insert.run(nextBareId(), DIGEST, Date.now());
+      }),
+      async close() {
+        await ledger.close();
+        bare.close();
+        temp.remove();
+      },
+    };
+  },
+};
