@@ -18,8 +18,11 @@ export function ledgerStatements(table: string) {
     .join(', ');
   const select = `SELECT ${columns} FROM ${table}`;
   return {
-    /** The claim of an id never seen: one statement; no row back means the id exists. */
-    insertNew: `INSERT INTO ${table} (${columns}) VALUES (${values}) ON CONFLICT (event_id) DO NOTHING RETURNING ${columns}`,
+    /**
+     * The claim of an id never seen: one statement; no row changed means the id exists. Nothing
+     * is returned: the caller wrote the row and has it already.
+     */
+    insertNew: `INSERT INTO ${table} (${columns}) VALUES (${values}) ON CONFLICT (event_id) DO NOTHING`,
     get: `${select} WHERE event_id = :event_id`,
     /** Writes back a record `decideClaim` produced. */
     write: `UPDATE ${table} SET ${assignments} WHERE event_id = :event_id`,

@@ -404,3 +404,19 @@ describe('SSRF options are checked at construction', () => {
     });
   });
 });
+
+describe('URL verdicts are kept per policy', () => {
+  it('answers a repeated URL with the same verdict, allowed or refused, and checks each new one', () => {
+    const policy = createUrlPolicy();
+    const allowed = policy.check('https://hooks.example.com/a');
+    const refused = policy.check('https://127.0.0.1/a');
+    expect(allowed.allowed).toBe(true);
+    expect(refused.allowed).toBe(false);
+    expect(policy.check('https://hooks.example.com/a')).toBe(allowed);
+    expect(policy.check('https://127.0.0.1/a')).toBe(refused);
+    expect(policy.check('https://10.0.0.1/a').allowed).toBe(false);
+    // Far more distinct URLs than are kept: old ones are checked again, with the same answer.
+    for (let i = 0; i < 1_500; i++) expect(policy.check(`https://hooks.example.com/${i}`).allowed).toBe(true);
+    expect(policy.check('https://127.0.0.1/a').allowed).toBe(false);
+  });
+});

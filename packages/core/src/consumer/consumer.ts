@@ -7,6 +7,7 @@ import type { Queue } from '../queue/queue';
 import { type BackoffPolicy, backoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry';
 import { DEFAULT_REDELIVERY, decideOnFailure } from './failure-policy';
 import { type DeadLetterSink, giveUpDelivery } from './give-up';
+import { LeaseKeeper, LeaseLostSignal } from './lease-keeper';
 
 export interface HandlerContext {
   /** Aborted when the lease is lost: the work may be done twice, so stop side effects if you can. */
@@ -79,6 +80,8 @@ export class Consumer {
   readonly #leaseSeconds: number;
   readonly #waitSeconds: number;
   readonly #retry: RetryPolicy;
+  /** One timer for every held lease; absent where the driver cannot extend leases. */
+  readonly #leases: LeaseKeeper | undefined;
   readonly #options: ConsumeOptions;
 
   constructor(queue: Queue, handler: Handler, consumeOptions: ConsumeOptions, onStopped: () => void) {
@@ -106,6 +109,11 @@ export class Consumer {
       );
     }
     this.#retry = redeliveryPolicy(options.retry, caps.deadLetter.redriveAfterReceives, queue.name);
+    this.#leases = caps.leaseExtension
+      ? new LeaseKeeper(queue.clock, this.#leaseSeconds, (error, delivery) =>
+          this.#reportError(error, delivery),
+        )
+      : undefined;
     if (options.signal?.aborted) this.#stop.abort();
     options.signal?.addEventListener('abort', () => this.#stop.abort(), { once: true });
     this.done = this.#run().finally(onStopped);
@@ -171,18 +179,15 @@ export class Consumer {
   }
 
   async #handle(delivery: Delivery): Promise<void> {
-    const leaseLost = new AbortController();
-    const handlerDone = new AbortController();
-    const extension = this.#keepLeaseAlive(delivery, handlerDone.signal, leaseLost);
+    const lease = this.#leases?.hold(delivery);
     let failure: { error: unknown } | undefined;
     try {
-      await this.#handler(delivery, { signal: leaseLost.signal });
+      await this.#handler(delivery, lease?.context ?? new LeaseLostSignal());
     } catch (error) {
       failure = { error };
     } finally {
-      // A reason avoids building a DOMException (and its stack) for every delivery.
-      handlerDone.abort('handler settled');
-      await extension;
+      // An extension under way finishes first, so it never races the settle below.
+      await lease?.release();
     }
     if (delivery.settled) {
       if (failure) this.#reportError(failure.error, delivery);
@@ -218,26 +223,6 @@ export class Consumer {
     }
     this.stats.released++;
     this.#reportError(new Error(`no dead-letter destination; released instead: ${reason}`), delivery);
-  }
-
-  async #keepLeaseAlive(delivery: Delivery, done: AbortSignal, leaseLost: AbortController): Promise<void> {
-    if (!this.#queue.capabilities.leaseExtension) return;
-    const clock = this.#queue.clock;
-    const intervalMs = (this.#leaseSeconds * 1000) / 2;
-    while (!done.aborted) {
-      try {
-        await clock.sleep(intervalMs, done);
-      } catch {
-        return;
-      }
-      try {
-        await delivery.extendLease(this.#leaseSeconds);
-      } catch (error) {
-        this.#reportError(error, delivery);
-        leaseLost.abort(error);
-        return;
-      }
-    }
   }
 
   async #pause(ms: number): Promise<void> {

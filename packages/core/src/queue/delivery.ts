@@ -3,6 +3,11 @@ import type { Envelope } from '../envelope';
 /** One received message. Settle it exactly once: ack, release or deadLetter. */
 export interface Delivery {
   readonly envelope: Envelope;
+  /**
+   * The message body exactly as it was read from the queue, which decodes to `envelope` (checked
+   * in full, digest included). Forward these bytes rather than encoding `envelope` again.
+   */
+  readonly body: string;
   readonly attributes: Readonly<Record<string, string>>;
   /** 1 on first delivery, counted across the delay bridge's hops; 0 when the driver cannot count. */
   readonly receiveCount: number;

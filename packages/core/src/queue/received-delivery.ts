@@ -37,6 +37,10 @@ export class ReceivedDelivery implements Delivery {
     this.leaseExpiresAt = leaseExpiresAt;
   }
 
+  get body(): string {
+    return this.message.body;
+  }
+
   get messageId(): string {
     return this.message.messageId;
   }

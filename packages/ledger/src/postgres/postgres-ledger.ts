@@ -118,8 +118,8 @@ export class PostgresLedger implements Ledger {
       for (let round = 0; round < CLAIM_ROUNDS; round++) {
         // The common case, an id never seen, is this one statement.
         const fresh = decideClaim(undefined, request, now);
-        const inserted = await this.#rows(this.#pool, 'insertNew', recordToParams(fresh.result.record));
-        if (inserted.length > 0) return fresh.result;
+        const inserted = await this.#query(this.#pool, 'insertNew', recordToParams(fresh.result.record));
+        if (inserted.rowCount === 1) return fresh.result;
         const result = await this.#claimExisting(request, now);
         if (result) return result;
       }
@@ -210,7 +210,7 @@ export class PostgresLedger implements Ledger {
         const current = locked.rows[0] && recordFromRow(locked.rows[0]);
         const decision = decideClaim(current, request, now);
         const params = recordToParams(decision.result.record);
-        if (decision.write === 'insert' && (await this.#rows(client, 'insertNew', params)).length === 0) {
+        if (decision.write === 'insert' && (await this.#query(client, 'insertNew', params)).rowCount === 0) {
           await client.query('ROLLBACK');
           return undefined;
         }

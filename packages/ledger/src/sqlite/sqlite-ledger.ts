@@ -102,8 +102,7 @@ export class SqliteLedger implements Ledger {
       const now = this.#clock.now();
       // The common case, an id never seen, is one autocommit statement.
       const fresh = decideClaim(undefined, request, now);
-      const inserted = this.#row('insertNew', recordToParams(fresh.result.record));
-      if (inserted) return fresh.result;
+      if (this.#run('insertNew', recordToParams(fresh.result.record)) === 1) return fresh.result;
       return this.#claimExisting.immediate(request, now);
     });
   }

@@ -18,6 +18,7 @@ export interface UrlPolicyOptions extends AddressPolicyOptions {
   allowedHosts?: readonly string[];
 }
 
+/** A verdict may be shared by every check of the same URL string: read its `url`, never change it. */
 export type UrlVerdict = { allowed: true; url: URL } | { allowed: false; error: DestinationRefusedError };
 
 export interface UrlPolicy {
@@ -40,24 +41,40 @@ export function createUrlPolicy(options: UrlPolicyOptions = {}): UrlPolicy {
   // The schema has already refused every entry that does not normalise.
   const hosts = checked.allowedHosts?.map((entry) => normaliseAllowedHost(entry)!);
   const allowHttp = checked.allowHttp === true;
+  const decide = (input: string | URL): UrlVerdict => {
+    try {
+      return { allowed: true, url: checkUrl(input, allowHttp, hosts, addresses) };
+    } catch (error) {
+      if (error instanceof DestinationRefusedError) return { allowed: false, error };
+      // Nothing else is expected from checkUrl; a verdict is still owed, and it must refuse.
+      return {
+        allowed: false,
+        error: new DestinationRefusedError('destination refused: the URL could not be checked', {
+          reason: 'invalid-url',
+        }),
+      };
+    }
+  };
+  // A URL string's verdict depends on nothing but the string and these options (no DNS here:
+  // resolved addresses are checked at connect time, per connection), and a sender sends to the
+  // same few destinations again and again, so verdicts are kept, a bounded number, oldest out.
+  const verdicts = new Map<string, UrlVerdict>();
   return {
     addresses,
     check(input) {
-      try {
-        return { allowed: true, url: checkUrl(input, allowHttp, hosts, addresses) };
-      } catch (error) {
-        if (error instanceof DestinationRefusedError) return { allowed: false, error };
-        // Nothing else is expected from checkUrl; a verdict is still owed, and it must refuse.
-        return {
-          allowed: false,
-          error: new DestinationRefusedError('destination refused: the URL could not be checked', {
-            reason: 'invalid-url',
-          }),
-        };
-      }
+      if (typeof input !== 'string') return decide(input);
+      const known = verdicts.get(input);
+      if (known) return known;
+      const verdict = decide(input);
+      if (verdicts.size >= VERDICTS_KEPT) verdicts.delete(verdicts.keys().next().value as string);
+      verdicts.set(input, verdict);
+      return verdict;
     },
   };
 }
+
+/** How many URL verdicts a policy keeps: far more destinations than one sender serves. */
+const VERDICTS_KEPT = 1_000;
 
 /** One-off check; prefer `createUrlPolicy`, which parses the options once. */
 export function checkUrl(

@@ -5,7 +5,6 @@ import {
   type Consumer,
   type Delivery,
   type Envelope,
-  encodeEnvelope,
   fitDelay,
   giveUpDelivery,
   isQueueError,
@@ -186,7 +185,7 @@ export class DeliveryWorker {
       ? { kind: 'terminal', reason: 'no destination for this event', attemptMs: 0 }
       : registry?.isDisabled(destination.id)
         ? { kind: 'terminal', reason: `destination ${destination.id} is disabled`, attemptMs: 0 }
-        : await sender.send({ destination, eventId, body: encodeEnvelope(envelope) });
+        : await sender.send({ destination, eventId, body: delivery.body });
     this.#checkpoint('after-send', eventId);
 
     let settlement: Settlement;
