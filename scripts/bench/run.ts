@@ -1,8 +1,12 @@
 /**
  * `pnpm bench`: every scenario beside its baseline, in one process run.
  *
- *   node --expose-gc --conditions=source --import tsx scripts/bench/run.ts
+ *   pnpm build && node --expose-gc --import tsx scripts/bench/run.ts
  *     [--only name,name] [--rounds N] [--quick] [--json] [--report-only]
+ *
+ * It measures the built packages (`dist/`, what users install), not the sources: run through
+ * tsx, the sources pay for helpers the build leaves out (esbuild's keepNames wrapper on every
+ * closure), which made the Queue look about a fifth more expensive than it is.
  *
  * Progress goes to stderr as each round runs; the table (or with --json the results) to
  * stdout. Always writes scripts/bench/results.json and BENCHMARKS.md; --report-only only
