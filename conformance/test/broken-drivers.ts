@@ -378,6 +378,24 @@ class HoldsReleasesForMaximum extends DelegatingDriver {
   }
 }
 
+/** Answers a long poll at once whenever it holds a leased message: the rest may be blocked behind it. */
+class NoLongPollWhileLeased extends DelegatingDriver {
+  readonly #leased = new Set<string>();
+  override async receive(request: ReceiveRequest) {
+    const messages = await super.receive(this.#leased.size > 0 ? { ...request, waitSeconds: 0 } : request);
+    for (const message of messages) this.#leased.add(message.receipt);
+    return messages;
+  }
+  override ack(receipts: readonly string[]) {
+    for (const receipt of receipts) this.#leased.delete(receipt);
+    return super.ack(receipts);
+  }
+  override release(entries: readonly ReleaseEntry[]) {
+    for (const { receipt } of entries) this.#leased.delete(receipt);
+    return super.release(entries);
+  }
+}
+
 /** Returns a stray, unreadable entry from a long poll that was aborted. */
 class StrayEntryWhenAborted extends DelegatingDriver {
   override async receive(request: ReceiveRequest) {
@@ -569,6 +587,11 @@ export const brokenDrivers: readonly BrokenDriverCase[] = [
     name: 'holds every release for its longest delay',
     caughtBy: 'consumer-redelivery',
     create: (c) => new HoldsReleasesForMaximum('holds-releases', c),
+  },
+  {
+    name: 'answers a long poll at once while it holds a leased message',
+    caughtBy: 'ordering',
+    create: (c) => new NoLongPollWhileLeased('no-poll-while-leased', c),
   },
   {
     name: 'returns a stray entry from an aborted long poll',

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { check, checkEqual, type Session, show, withSession } from '../support';
+import { check, checkEqual, outcomeOf, type Session, show, stillPending, withSession } from '../support';
 import { defineProperty } from './property';
 
 const scriptArb = fc.record({
@@ -44,6 +44,8 @@ async function perGroup(session: Session, groups: number[], acks: boolean[]): Pr
     // Asking again while holding the first batch: held groups must stay blocked.
     const more = await session.receive();
     const held = new Set(inHand.map((d) => groupOf.get(d.envelope.event_id)));
+    const waiting = [...remaining.values()].reduce((n, ids) => n + ids.length, 0) - inHand.length;
+    if (more.length === 0 && waiting > 0) await pollWhileBlocked(session, waiting);
     for (const d of more) {
       const g = groupOf.get(d.envelope.event_id);
       check(
@@ -75,6 +77,31 @@ async function perGroup(session: Session, groups: number[], acks: boolean[]): Pr
       }
     }
   }
+}
+
+/**
+ * Every message left is visible but blocked behind its group's leased head: a long poll must
+ * wait out its time and come back empty. A provider that takes a blocked message for a ready one
+ * answers at once (or, timing its wake-up by it, again and again: a busy loop).
+ */
+async function pollWhileBlocked(session: Session, waiting: number): Promise<void> {
+  const wait = Math.min(5, session.caps.longPollMaxSeconds);
+  if (!session.timing.virtual || wait === 0) return;
+  const polling = outcomeOf(
+    session.queue.receive({
+      maxMessages: session.caps.batch.receive,
+      leaseSeconds: session.longLeaseSeconds,
+      waitSeconds: wait,
+    }),
+  );
+  check(
+    await stillPending(polling),
+    `a ${wait} s long poll returned at once while the only ${waiting} messages left were blocked behind their groups' leased heads`,
+  );
+  await session.clock.advance(wait * 1000);
+  const result = await polling;
+  check(result.ok, `a long poll over blocked groups failed: ${String(!result.ok && result.error)}`);
+  checkEqual(result.value.length, 0, 'messages from a long poll while every group was blocked');
 }
 
 /** One consumer taking one message at a time sees exactly publish order. */
