@@ -1,5 +1,5 @@
 import { MAX_EVENT_ID_BYTES } from '../limits';
-import { checkedPayloadDigest, DEFAULT_MAX_ENCODED_BYTES } from './digest';
+import { canonicalText, checkedPayloadDigest, DEFAULT_MAX_ENCODED_BYTES, sha256Hex } from './digest';
 import { invalidEnvelope, JsonReader } from './read-json';
 import { describeSchemaErrors, validateEnvelopeShape } from './schema';
 import type { Envelope, EnvelopeInput, JsonValue } from './types';
@@ -24,15 +24,35 @@ export function prepareEnvelope(
   now: () => Date = () => new Date(),
   options: PrepareEnvelopeOptions = {},
 ): Envelope {
+  return prepareChecked(input, now, options).envelope;
+}
+
+/**
+ * `prepareEnvelope` and the wire form in one pass, for the Queue's publishes: the payload's
+ * canonical text, made once for its digest, is spliced into the envelope's canonical form
+ * instead of being made again. The body is byte for byte `encodeCheckedEnvelope(envelope)`.
+ */
+export function prepareEncodedEnvelope(
+  input: EnvelopeInput,
+  options: PrepareEnvelopeOptions = {},
+): { envelope: Envelope; body: string } {
+  const { envelope, payloadText } = prepareChecked(input, () => new Date(), options);
+  return { envelope, body: canonicalEnvelopeText(envelope, payloadText) };
+}
+
+function prepareChecked(
+  input: EnvelopeInput,
+  now: () => Date,
+  options: PrepareEnvelopeOptions,
+): { envelope: Envelope; payloadText: string | undefined } {
   const raw = snapshotEnvelope(input, options.maxBytes ?? DEFAULT_MAX_ENCODED_BYTES);
   const hasPayload = Object.hasOwn(raw, 'payload');
   const ref = raw.payload_ref as { sha256?: unknown } | undefined;
-
-  let digest = raw.payload_sha256;
-  // A digest we compute here is right by construction; only one the caller supplied is checked.
-  const computed = digest === undefined && hasPayload;
+  const payloadText = hasPayload ? canonicalText(raw.payload as JsonValue) : undefined;
+  const supplied = raw.payload_sha256;
+  let digest = supplied;
   if (digest === undefined) {
-    if (hasPayload) digest = checkedPayloadDigest(raw.payload as JsonValue);
+    if (payloadText !== undefined) digest = sha256Hex(payloadText);
     else if (ref && typeof ref === 'object') digest = ref.sha256;
   }
   const candidate: Record<string, unknown> = {
@@ -41,7 +61,25 @@ export function prepareEnvelope(
     occurred_at: raw.occurred_at ?? now().toISOString(),
     payload_sha256: digest,
   };
-  return checkEnvelope(candidate, !computed);
+  // A digest made here is right by construction, and a supplied one that matches the text just
+  // hashed is too; only a mismatch (or a payload_ref's) goes through the full check, which names it.
+  const proven = payloadText !== undefined && (supplied === undefined || supplied === sha256Hex(payloadText));
+  return { envelope: checkEnvelope(candidate, !proven), payloadText };
+}
+
+/**
+ * RFC 8785 for the envelope object, with the payload's canonical text given: members sorted by
+ * their names' UTF-16 code units (what Array.prototype.sort compares), each name as JSON.stringify
+ * writes it, which is what JCS prescribes for strings.
+ */
+function canonicalEnvelopeText(envelope: Envelope, payloadText: string | undefined): string {
+  const fields = envelope as unknown as Record<string, JsonValue>;
+  const members: string[] = [];
+  for (const key of Object.keys(fields).sort()) {
+    const value = key === 'payload' && payloadText !== undefined ? payloadText : canonicalText(fields[key]!);
+    members.push(`${JSON.stringify(key)}:${value}`);
+  }
+  return `{${members.join(',')}}`;
 }
 
 /**

@@ -8,8 +8,8 @@ import { type Clock, systemClock } from '../clock';
 import { type ConsumeOptions, Consumer, type Handler } from '../consumer/consumer';
 import { BRIDGE_RESERVED_BYTES, DelayBridge } from '../delay-bridge';
 import type { Driver, DriverMessage, OutgoingMessage, PublishOutcome, SettleOutcome } from '../driver';
-import { decodeEnvelope, type Envelope, type EnvelopeInput, prepareEnvelope } from '../envelope';
-import { encodeCheckedEnvelope } from '../envelope/codec';
+import { decodeEnvelope, type Envelope, type EnvelopeInput } from '../envelope';
+import { prepareEncodedEnvelope } from '../envelope/validate';
 import { normalizeError, QueueError } from '../errors';
 import { checkOptions } from '../options';
 import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '../retry';
@@ -329,8 +329,9 @@ export class Queue implements DeliverySettler {
       delaySeconds: delay,
       groupId: group,
     } = checkOptions('publish input', input, `inputs[${index}].`);
-    const envelope = prepareEnvelope(envelopeInput, undefined, { maxBytes: this.capabilities.maxBodyBytes });
-    const body = encodeCheckedEnvelope(envelope);
+    const { envelope, body } = prepareEncodedEnvelope(envelopeInput, {
+      maxBytes: this.capabilities.maxBodyBytes,
+    });
     const attributes = checkAttributes(attributesInput);
     const sizeBytes = messageSizeBytes(body, attributes);
     checkSize(sizeBytes, this.capabilities, envelope.event_id);
