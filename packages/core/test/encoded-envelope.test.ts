@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { prepareEnvelope } from '../src/envelope';
+import { type EnvelopeInput, prepareEnvelope } from '../src/envelope';
 import { encodeCheckedEnvelope } from '../src/envelope/codec';
 import { prepareEncodedEnvelope } from '../src/envelope/validate';
 
@@ -19,7 +19,8 @@ describe('prepareEncodedEnvelope', () => {
           },
           { requiredKeys: ['event_id', 'type', 'occurred_at', 'payload'] },
         ),
-        (input) => {
+        (generated) => {
+          const input = generated as EnvelopeInput;
           const { envelope, body } = prepareEncodedEnvelope(input);
           expect(envelope).toEqual(prepareEnvelope(input));
           expect(body).toBe(encodeCheckedEnvelope(envelope));
