@@ -2,6 +2,7 @@ import { isQueueError } from '@queueport/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertDestination, type DeliveryOutcome, DestinationRegistry, type DisabledNotice } from '../src';
+import { checkedDestination } from '../src/destinations/validate-destination';
 import { newSecret } from './helpers/fixtures';
 
 const gone: DeliveryOutcome = { kind: 'disable', status: 410, reason: 'http 410: gone', attemptMs: 3 };
@@ -181,5 +182,29 @@ describe('destinations and the registry refuse bad input, naming the field', () 
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('checked destination snapshots', () => {
+  it('a snapshot made by the check is frozen throughout and passes again as itself, unchecked', () => {
+    const snapshot = checkedDestination({
+      id: 'd1',
+      url: 'https://hooks.example.com/in',
+      secrets: [newSecret()],
+      headers: { Authorization: 'Bearer x' },
+      retry: { maxAttempts: 3 },
+    });
+    expect(Object.isFrozen(snapshot)).toBe(true);
+    expect(Object.isFrozen(snapshot.secrets)).toBe(true);
+    expect(Object.isFrozen(snapshot.headers)).toBe(true);
+    expect(Object.isFrozen(snapshot.retry)).toBe(true);
+    expect(checkedDestination(snapshot)).toBe(snapshot);
+  });
+
+  it('a lookalike that the check did not make is checked like any input', () => {
+    const snapshot = checkedDestination({ id: 'd2', url: 'https://hooks.example.com/in' });
+    const lookalike = { ...snapshot };
+    expect(checkedDestination(lookalike)).not.toBe(lookalike);
+    expect(() => checkedDestination({ ...snapshot, url: 'ftp://hooks.example.com' })).toThrow();
   });
 });

@@ -36,6 +36,12 @@ export function assertDestination(destination: unknown): asserts destination is 
  * checked is what gets used, whatever the caller does to its own object afterwards.
  */
 export function checkedDestination(destination: unknown): Destination {
+  // A snapshot this function made is frozen all the way down (every leaf is a string, number or
+  // boolean), so it cannot have changed since it was checked: a registry's destination, sent
+  // again and again, is not validated again.
+  if (typeof destination === 'object' && destination !== null && SNAPSHOTS.has(destination)) {
+    return destination as Destination;
+  }
   const checked = checkShape(destination) as Destination;
   try {
     resolveRetrySchedule(checked.retry);
@@ -46,13 +52,18 @@ export function checkedDestination(destination: unknown): Destination {
     });
   }
   const { secrets, headers, retry, ...rest } = checked;
-  return Object.freeze({
+  const snapshot: Destination = Object.freeze({
     ...rest,
     ...(secrets === undefined ? {} : { secrets: Object.freeze([...secrets]) }),
     ...(headers === undefined ? {} : { headers: Object.freeze({ ...headers }) }),
     ...(retry === undefined ? {} : { retry: Object.freeze({ ...retry }) }),
   });
+  SNAPSHOTS.add(snapshot);
+  return snapshot;
 }
+
+/** The snapshots `checkedDestination` returned: checked, and frozen so they stay as checked. */
+const SNAPSHOTS = new WeakSet<object>();
 
 // Unset optional fields may be written as `undefined`; inside `headers` an undefined value is
 // a mistake the schema must see.
