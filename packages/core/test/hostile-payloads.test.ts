@@ -3,39 +3,19 @@ import {
   decodeEnvelope,
   type EnvelopeInput,
   encodeEnvelope,
-  isQueueError,
   type JsonValue,
   MAX_BODY_BYTES,
   type PublishInput,
   payloadDigest,
   prepareEnvelope,
   Queue,
-  type QueueError,
 } from '@queueport/core';
 import { describe, expect, it } from 'vitest';
 import { runIsolated } from './helpers/isolated';
+import { rejection, thrown } from './helpers/queue-errors';
 import { RecordingDriver } from './helpers/recording-driver';
 
 const SCENARIOS = new URL('./helpers/hostile-scenarios.ts', import.meta.url);
-
-async function rejection(promise: Promise<unknown>): Promise<QueueError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(isQueueError(error), `expected a QueueError, got ${String(error)}`).toBe(true);
-  return error as QueueError;
-}
-
-function thrown(run: () => unknown): QueueError {
-  try {
-    run();
-  } catch (error) {
-    expect(isQueueError(error), `expected a QueueError, got ${String(error)}`).toBe(true);
-    return error as QueueError;
-  }
-  throw new Error('expected a throw');
-}
 
 const HOLE = Symbol('hole');
 

@@ -1,33 +1,8 @@
-import {
-  type ConsumeOptions,
-  isQueueError,
-  Queue,
-  type QueueError,
-  type QueueOptions,
-  type ReceiveOptions,
-} from '@queueport/core';
+import { type ConsumeOptions, Queue, type QueueOptions, type ReceiveOptions } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { describe, expect, it } from 'vitest';
+import { rejection, thrown } from './helpers/queue-errors';
 import { RecordingDriver, testCapabilities } from './helpers/recording-driver';
-
-function refusal(run: () => unknown): QueueError {
-  try {
-    run();
-  } catch (error) {
-    expect(isQueueError(error), `expected a QueueError, got ${String(error)}`).toBe(true);
-    return error as QueueError;
-  }
-  throw new Error('expected INVALID_ARGUMENT, but it was accepted');
-}
-
-async function rejection(promise: Promise<unknown>): Promise<QueueError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(isQueueError(error), `expected a QueueError, got ${String(error)}`).toBe(true);
-  return error as QueueError;
-}
 
 const bad = <T>(value: unknown) => value as T;
 
@@ -56,7 +31,7 @@ describe('new Queue(driver, options): every option checked at construction, nami
   ];
 
   it.each(cases)('%s', (_name, options, field) => {
-    const error = refusal(() => new Queue(new RecordingDriver(), bad<QueueOptions>(options)));
+    const error = thrown(() => new Queue(new RecordingDriver(), bad<QueueOptions>(options)));
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.retryable).toBe(false);
     expect(error.details.field).toBe(field);
@@ -64,7 +39,7 @@ describe('new Queue(driver, options): every option checked at construction, nami
   });
 
   it('names every problem at once', () => {
-    const error = refusal(
+    const error = thrown(
       () =>
         new Queue(new RecordingDriver(), bad<QueueOptions>({ retry: { baseMs: -1 }, hooks: { onRetry: 1 } })),
     );
@@ -72,13 +47,13 @@ describe('new Queue(driver, options): every option checked at construction, nami
   });
 
   it('a driver that is not one is INVALID_ARGUMENT, not a TypeError', () => {
-    expect(refusal(() => new Queue(bad(null))).details.field).toBe('driver');
-    expect(refusal(() => new Queue(bad({ name: 'x', capabilities: testCapabilities() }))).message).toMatch(
+    expect(thrown(() => new Queue(bad(null))).details.field).toBe('driver');
+    expect(thrown(() => new Queue(bad({ name: 'x', capabilities: testCapabilities() }))).message).toMatch(
       /driver\.publish must be a function/,
     );
     for (const name of ['', undefined, 7]) {
       const unnamed = Object.assign(new RecordingDriver(), { name });
-      expect(refusal(() => new Queue(bad(unnamed))).message).toMatch(
+      expect(thrown(() => new Queue(bad(unnamed))).message).toMatch(
         /driver\.name must be a non-empty string/,
       );
     }
@@ -99,7 +74,7 @@ describe('new Queue(driver, options): every option checked at construction, nami
   });
 
   it('keeps the cross-field retry check of resolveRetryPolicy', () => {
-    const error = refusal(() => new Queue(new RecordingDriver(), { retry: { baseMs: 10, maxMs: 5 } }));
+    const error = thrown(() => new Queue(new RecordingDriver(), { retry: { baseMs: 10, maxMs: 5 } }));
     expect(error.message).toMatch(/invalid retry policy: maxMs must be ≥ baseMs/);
     expect(error.details.field).toBe('retry');
   });
@@ -134,7 +109,7 @@ describe('queue.consume(handler, options): checked before the loop starts', () =
     const driver = new RecordingDriver();
     const queue = new Queue(driver);
     try {
-      const error = refusal(() => queue.consume(async () => {}, bad<ConsumeOptions>(options)));
+      const error = thrown(() => queue.consume(async () => {}, bad<ConsumeOptions>(options)));
       expect(error.code).toBe('INVALID_ARGUMENT');
       expect(error.details.field).toBe(field);
       expect(driver.receiveCalls).toEqual([]);
@@ -146,7 +121,7 @@ describe('queue.consume(handler, options): checked before the loop starts', () =
   it('a handler that is not a function', async () => {
     const queue = new Queue(new RecordingDriver());
     try {
-      expect(refusal(() => queue.consume(bad('handler'), { waitSeconds: 0 })).details.field).toBe('handler');
+      expect(thrown(() => queue.consume(bad('handler'), { waitSeconds: 0 })).details.field).toBe('handler');
     } finally {
       await queue.close();
     }
@@ -157,7 +132,7 @@ describe('queue.consume(handler, options): checked before the loop starts', () =
       new RecordingDriver({ capabilities: { deadLetter: { move: true, redriveAfterReceives: 3 } } }),
     );
     try {
-      expect(refusal(() => queue.consume(async () => {}, { retry: { maxAttempts: 5 } })).details.field).toBe(
+      expect(thrown(() => queue.consume(async () => {}, { retry: { maxAttempts: 5 } })).details.field).toBe(
         'retry.maxAttempts',
       );
     } finally {
