@@ -112,16 +112,10 @@ export async function outcomeOf<T>(
   call: () => T | Promise<T>,
   label?: string,
 ): Promise<{ ok: true; value: T } | { ok: false; error: Error & { code: string } }> {
-  const record = (outcome: unknown) =>
-    recordOutcome(label === undefined ? outcome : labelled(label, outcome));
   try {
-    const value = await call();
-    record(value);
-    return { ok: true, value };
+    return succeeded(await call(), label);
   } catch (error) {
-    record(error);
-    if (isTypedError(error)) return { ok: false, error };
-    throw error;
+    return failed(error, label);
   }
 }
 
@@ -130,15 +124,21 @@ export function outcomeOfSync<T>(
   call: () => T,
   label?: string,
 ): { ok: true; value: T } | { ok: false; error: Error & { code: string } } {
-  const record = (outcome: unknown) =>
-    recordOutcome(label === undefined ? outcome : labelled(label, outcome));
   try {
-    const value = call();
-    record(value);
-    return { ok: true, value };
+    return succeeded(call(), label);
   } catch (error) {
-    record(error);
-    if (isTypedError(error)) return { ok: false, error };
-    throw error;
+    return failed(error, label);
   }
+}
+
+function succeeded<T>(value: T, label: string | undefined): { ok: true; value: T } {
+  recordOutcome(label === undefined ? value : labelled(label, value));
+  return { ok: true, value };
+}
+
+/** A typed error is an outcome; anything else is recorded, then fails the case. */
+function failed(error: unknown, label: string | undefined): { ok: false; error: Error & { code: string } } {
+  recordOutcome(label === undefined ? error : labelled(label, error));
+  if (isTypedError(error)) return { ok: false, error };
+  throw error;
 }
