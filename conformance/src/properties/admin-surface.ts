@@ -34,79 +34,92 @@ export const adminSurface = defineProperty({
         withSession(harness, async (session) => {
           const inspect = session.inspect;
           if (!inspect?.stats) return;
-          const virtual = session.timing.virtual;
           // Delayed messages only where waiting out their delay costs nothing.
-          const held = virtual ? delayed : 0;
+          const held = session.timing.virtual ? delayed : 0;
           const ready = waiting + dead;
           const publishes = await publishAtAges(session, { held, ready, gaps });
           const before = await inspect.stats();
           if (before.depth !== null) checkEqual(before.depth, publishes, 'depth after publishing');
-          if (ready > 0 && before.oldestReadyAgeSeconds !== null) {
-            // On virtual time the age is known: the first ready publish was gaps[1] + gaps[2] s ago.
-            // The delayed messages are older and must not count: they are not ready.
-            const expected = virtual ? gaps[1] + gaps[2] : 0;
-            const age = before.oldestReadyAgeSeconds;
-            check(
-              virtual ? Math.abs(age - expected) <= AGE_TOLERANCE_SECONDS : age >= 0,
-              `oldest ready age ${age} s${virtual ? `, expected ${expected} s (ready messages published ${gaps[1] + gaps[2]} s and ${gaps[2]} s ago, delayed ones ${gaps.reduce((a, b) => a + b)} s ago)` : ''}`,
-            );
-          }
-          // Nothing could be received now (empty, or only delayed messages): no age to report.
-          if (ready === 0) {
-            checkEqual(
-              before.oldestReadyAgeSeconds,
-              null,
-              held === 0
-                ? 'oldest ready age of an empty queue'
-                : `oldest ready age when only ${held} delayed messages are held`,
-            );
-          }
-          let acked = 0;
+          checkOldestAge(session, before.oldestReadyAgeSeconds, { held, ready, gaps });
           if (dead > 0 && session.caps.deadLetter.move) {
-            const taken = await session.receive(Math.min(dead, session.caps.batch.receive));
-            for (const delivery of taken) await delivery.deadLetter('admin-surface');
-            const after = await inspect.stats();
-            if (after.deadLetters !== null)
-              checkEqual(after.deadLetters, taken.length, 'dead letters counted');
-            if (after.depth !== null)
-              checkEqual(after.depth, publishes - taken.length, 'depth after dead-lettering');
-            if (inspect.redriveDeadLetters) {
-              // A consumer waiting on the emptied queue must get the redriven messages at once.
-              const waits = virtual && session.caps.longPollMaxSeconds > 0 && taken.length > 0;
-              if (waits) acked = (await session.drain({ ack: true })).length;
-              const polling = waits ? outcomeOf(pollOnEmpty(session)) : undefined;
-              if (polling)
-                check(await stillPending(polling), 'a long poll on the drained queue returned at once');
-              checkEqual(
-                await inspect.redriveDeadLetters(taken.length),
-                taken.length,
-                'dead letters redriven',
-              );
-              if (polling) {
-                check(!(await stillPending(polling)), 'a waiting long poll slept through a redrive');
-                const result = await polling;
-                check(
-                  result.ok,
-                  `the long poll woken by a redrive failed: ${String(!result.ok && result.error)}`,
-                );
-                check(result.value.length > 0, 'the long poll woken by a redrive returned nothing');
-              }
-              const back = await inspect.stats();
-              if (back.deadLetters !== null)
-                checkEqual(back.deadLetters, 0, 'dead letters after the redrive');
-              if (back.depth !== null) checkEqual(back.depth, publishes - acked, 'depth after the redrive');
-            }
+            await checkDeadLetters(session, inspect, { dead, publishes });
           }
           if (inspect.purge) {
             await inspect.purge();
             const purged = await inspect.stats();
             if (purged.depth !== null) checkEqual(purged.depth, 0, 'depth after a purge');
-            if (virtual) await session.clock.advance(601_000);
+            if (session.timing.virtual) await session.clock.advance(601_000);
             await session.expectNothing('after a purge');
           }
         }),
     ),
 });
+
+type Inspect = NonNullable<Session['inspect']>;
+
+/**
+ * On virtual time the age is known: the first ready publish was gaps[1] + gaps[2] s ago. The
+ * delayed messages are older and must not count: they are not ready. With nothing ready (empty,
+ * or only delayed messages) there is no age to report.
+ */
+function checkOldestAge(
+  session: Session,
+  age: number | null,
+  { held, ready, gaps }: { held: number; ready: number; gaps: [number, number, number] },
+): void {
+  if (ready === 0) {
+    checkEqual(
+      age,
+      null,
+      held === 0
+        ? 'oldest ready age of an empty queue'
+        : `oldest ready age when only ${held} delayed messages are held`,
+    );
+    return;
+  }
+  if (age === null) return;
+  if (!session.timing.virtual) {
+    check(age >= 0, `oldest ready age ${age} s`);
+    return;
+  }
+  const expected = gaps[1] + gaps[2];
+  check(
+    Math.abs(age - expected) <= AGE_TOLERANCE_SECONDS,
+    `oldest ready age ${age} s, expected ${expected} s (ready messages published ${expected} s and ${gaps[2]} s ago, delayed ones ${gaps.reduce((a, b) => a + b)} s ago)`,
+  );
+}
+
+/**
+ * Dead-letters up to `dead` messages and checks the counts; where the admin surface redrives,
+ * brings them back, and on virtual time checks that a long poll waiting on the drained queue
+ * gets them at once.
+ */
+async function checkDeadLetters(
+  session: Session,
+  inspect: Inspect,
+  { dead, publishes }: { dead: number; publishes: number },
+): Promise<void> {
+  const taken = await session.receive(Math.min(dead, session.caps.batch.receive));
+  for (const delivery of taken) await delivery.deadLetter('admin-surface');
+  const after = await inspect.stats!();
+  if (after.deadLetters !== null) checkEqual(after.deadLetters, taken.length, 'dead letters counted');
+  if (after.depth !== null) checkEqual(after.depth, publishes - taken.length, 'depth after dead-lettering');
+  if (!inspect.redriveDeadLetters) return;
+  const waits = session.timing.virtual && session.caps.longPollMaxSeconds > 0 && taken.length > 0;
+  const acked = waits ? (await session.drain({ ack: true })).length : 0;
+  const polling = waits ? outcomeOf(pollOnEmpty(session)) : undefined;
+  if (polling) check(await stillPending(polling), 'a long poll on the drained queue returned at once');
+  checkEqual(await inspect.redriveDeadLetters(taken.length), taken.length, 'dead letters redriven');
+  if (polling) {
+    check(!(await stillPending(polling)), 'a waiting long poll slept through a redrive');
+    const result = await polling;
+    check(result.ok, `the long poll woken by a redrive failed: ${String(!result.ok && result.error)}`);
+    check(result.value.length > 0, 'the long poll woken by a redrive returned nothing');
+  }
+  const back = await inspect.stats!();
+  if (back.deadLetters !== null) checkEqual(back.deadLetters, 0, 'dead letters after the redrive');
+  if (back.depth !== null) checkEqual(back.depth, publishes - acked, 'depth after the redrive');
+}
 
 /**
  * Publishes `held` delayed messages, then (gaps[0] s later) the first half of the ready ones,
