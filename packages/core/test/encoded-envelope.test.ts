@@ -31,7 +31,13 @@ describe('prepareEncodedEnvelope', () => {
   });
 
   it('accepts a supplied digest that matches and refuses one that does not, as prepareEnvelope does', () => {
-    const input = { event_id: 'e1', type: 't', payload: { amount: 1 } };
+    // A fixed occurred_at: two calls a millisecond apart would otherwise stamp different times.
+    const input = {
+      event_id: 'e1',
+      type: 't',
+      occurred_at: '2026-01-01T00:00:00.000Z',
+      payload: { amount: 1 },
+    };
     const { envelope } = prepareEncodedEnvelope(input);
     expect(prepareEncodedEnvelope({ ...input, payload_sha256: envelope.payload_sha256 }).envelope).toEqual(
       envelope,
