@@ -144,17 +144,7 @@ export class JsonReader {
       if (!isWellFormed(key)) this.#problem('is a key with a lone surrogate (is not well-formed UTF-16)');
       this.#count(Buffer.byteLength(key, 'utf8') + 3);
       const item = this.#read(object[key], depth + 1);
-      if (copy) {
-        // Assigning "__proto__" would set the copy's prototype instead of adding the property.
-        if (key === '__proto__') {
-          Object.defineProperty(copy, key, {
-            value: item,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        } else copy[key] = item;
-      }
+      if (copy) setOwn(copy, key, item);
       this.#segments.pop();
     }
     return copy ?? object;
@@ -235,4 +225,11 @@ export function invalidEnvelope(problems: string[], eventId?: unknown, cause?: u
     details: { problems, ...(typeof eventId === 'string' ? { event_id: eventId } : {}) },
     ...(cause === undefined ? {} : { cause }),
   });
+}
+
+/** Adds `key` as an own data property: assigning "__proto__" would set the prototype instead. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else target[key] = value;
 }

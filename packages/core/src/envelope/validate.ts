@@ -1,6 +1,6 @@
 import { MAX_EVENT_ID_BYTES } from '../limits';
 import { canonicalText, checkedPayloadDigest, DEFAULT_MAX_ENCODED_BYTES, sha256Hex } from './digest';
-import { invalidEnvelope, JsonReader } from './read-json';
+import { invalidEnvelope, JsonReader, setOwn } from './read-json';
 import { describeSchemaErrors, validateEnvelopeShape } from './schema';
 import type { Envelope, EnvelopeInput, JsonValue } from './types';
 
@@ -128,15 +128,7 @@ function readFields(
         const value = input[key];
         if (value === undefined) continue;
         // Unknown fields are the schema's to name; only their values are read here.
-        const read = reader.read(key, value);
-        if (key === '__proto__') {
-          Object.defineProperty(fields, key, {
-            value: read,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        } else fields[key] = read;
+        setOwn(fields, key, reader.read(key, value));
       }
       return fields;
     },
