@@ -1,4 +1,5 @@
 import type { DriverUnderTest } from '@queueport/conformance';
+import type { QueueStats } from '@queueport/core';
 import type {
   Capabilities,
   DeadLetterEntry,
@@ -321,38 +322,33 @@ class TruncatesAttributeNames extends DelegatingDriver {
   }
 }
 
-/** An admin surface whose depth leaves out one message. */
-function miscountsDepth(driver: DelegatingDriver): DriverUnderTest {
+/** The memory driver's admin surface, with its stats passed through `misreport`. */
+function withMisreportedStats(
+  driver: DelegatingDriver,
+  misreport: (stats: QueueStats) => QueueStats,
+): DriverUnderTest {
   const inner = driver.inner;
   return {
     driver,
     inspect: {
       deadLetters: async () => inner.deadLetters().map((dead) => ({ ...dead })),
-      stats: async () => {
-        const stats = inner.stats();
-        return { ...stats, depth: Math.max(0, (stats.depth ?? 0) - 1) };
-      },
+      stats: async () => misreport(inner.stats()),
       redriveDeadLetters: async (limit) => inner.redriveDeadLetters(limit),
       purge: async () => inner.purge(),
     },
   };
 }
 
+/** An admin surface whose depth leaves out one message. */
+const miscountsDepth = (driver: DelegatingDriver) =>
+  withMisreportedStats(driver, (stats) => ({ ...stats, depth: Math.max(0, (stats.depth ?? 0) - 1) }));
+
 /** An admin surface that reports the oldest ready message's age in milliseconds. */
-function ageInMilliseconds(driver: DelegatingDriver): DriverUnderTest {
-  const inner = driver.inner;
-  return {
-    driver,
-    inspect: {
-      deadLetters: async () => inner.deadLetters().map((dead) => ({ ...dead })),
-      stats: async () => {
-        const stats = inner.stats();
-        const age = stats.oldestReadyAgeSeconds;
-        return { ...stats, oldestReadyAgeSeconds: age === null ? null : age * 1000 };
-      },
-    },
-  };
-}
+const ageInMilliseconds = (driver: DelegatingDriver) =>
+  withMisreportedStats(driver, (stats) => {
+    const age = stats.oldestReadyAgeSeconds;
+    return { ...stats, oldestReadyAgeSeconds: age === null ? null : age * 1000 };
+  });
 
 /** Answers a whole ack batch with the failure of its first bad entry, though it acked the rest. */
 class FailsWholeAckBatch extends DelegatingDriver {

@@ -33,7 +33,9 @@ export const adminSurface = defineProperty({
       async ({ waiting, delayed, dead, gaps }) =>
         withSession(harness, async (session) => {
           const inspect = session.inspect;
-          if (!inspect?.stats) return;
+          // The skip decision sees only `harness.inspects`: a harness that declares it must show
+          // stats too, or this property would pass having looked at nothing.
+          check(inspect?.stats, `the harness declares inspects, but its queues show no inspect.stats`);
           // Delayed messages only where waiting out their delay costs nothing.
           const held = session.timing.virtual ? delayed : 0;
           const ready = waiting + dead;
