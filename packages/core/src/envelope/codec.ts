@@ -15,11 +15,6 @@ export function encodeEnvelope(envelope: Envelope, options: EncodeOptions = {}):
   return canonicalText(fields as unknown as JsonValue);
 }
 
-/** The wire form of an envelope that `prepareEnvelope` or `assertEnvelope` returned: no second check. */
-export function encodeCheckedEnvelope(envelope: Envelope): string {
-  return canonicalText(envelope as unknown as JsonValue);
-}
-
 /** Parses and fully checks a body read from a queue; a corrupted body is INVALID_ENVELOPE. */
 export function decodeEnvelope(body: string): Envelope {
   if (typeof body !== 'string') throw invalidEnvelope(['body is not a string']);

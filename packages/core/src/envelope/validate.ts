@@ -30,7 +30,7 @@ export function prepareEnvelope(
 /**
  * `prepareEnvelope` and the wire form in one pass, for the Queue's publishes: the payload's
  * canonical text, made once for its digest, is spliced into the envelope's canonical form
- * instead of being made again. The body is byte for byte `encodeCheckedEnvelope(envelope)`.
+ * instead of being made again. The body is byte for byte `encodeEnvelope(envelope)`.
  */
 export function prepareEncodedEnvelope(
   input: EnvelopeInput,
