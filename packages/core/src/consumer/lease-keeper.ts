@@ -53,7 +53,6 @@ export class LeaseKeeper {
   readonly #intervalMs: number;
   readonly #onLost: (error: unknown, delivery: Delivery) => void;
   readonly #held = new Map<Delivery, Held>();
-  #extending = 0;
   #timer: AbortController | undefined;
   #stopCheck = false;
 
@@ -116,7 +115,6 @@ export class LeaseKeeper {
   }
 
   async #extend(held: Held): Promise<void> {
-    this.#extending++;
     try {
       await held.delivery.extendLease(this.#leaseSeconds);
     } catch (error) {
@@ -124,24 +122,23 @@ export class LeaseKeeper {
       held.context.lose(error);
       return;
     } finally {
-      this.#extending--;
       held.extending = undefined;
     }
-    if (held.released) {
-      this.#stopWhenIdle();
-      return;
-    }
+    if (held.released) return;
     held.dueAt = this.#clock.now() + this.#intervalMs;
     this.#schedule(held);
   }
 
-  /** Stops the timer if nothing is held one macrotask turn from now (a busy consumer refills at once). */
+  /**
+   * Stops the timer if nothing is held one macrotask turn from now (a busy consumer refills at
+   * once). An extension still under way re-arms it when it reschedules its lease.
+   */
   #stopWhenIdle(): void {
-    if (this.#stopCheck || this.#held.size > 0 || this.#extending > 0) return;
+    if (this.#stopCheck || this.#held.size > 0) return;
     this.#stopCheck = true;
     setImmediate(() => {
       this.#stopCheck = false;
-      if (this.#held.size > 0 || this.#extending > 0) return;
+      if (this.#held.size > 0) return;
       this.#timer?.abort('no delivery held');
       this.#timer = undefined;
     });
