@@ -5,7 +5,7 @@ import { concurrently, encodedEvents, tempDir, waitForEffects } from '../shared/
 import { rawPoster } from '../shared/http';
 import { deliveryPipeline } from '../shared/pipeline';
 import { openBareSqlite, sqliteVersion } from '../shared/sqlite';
-import { DELIVERY_CONCURRENCY, deliveryEvents } from './delivery-sizes';
+import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_SUBJECT } from './delivery-sizes';
 
 /**
  * The least any at-least-once webhook delivery with a durable record must do: commit before the
@@ -17,7 +17,7 @@ export const deliveryVsPhysicalLimit: PairScenario = {
   name: 'delivery-vs-physical-limit',
   description:
     'The whole delivery path beside the physical limit of its durable work: the same POST bracketed by two bare SQLite commits, with no queue, no lease and no retry bookkeeping.',
-  subject: `memory queue → DeliveryWorker → SQLite ledger claim → undici POST → ledger commit → ack, concurrency ${DELIVERY_CONCURRENCY}`,
+  subject: PIPELINE_SUBJECT,
   baseline: `${DELIVERY_CONCURRENCY} loops: bare SQLite INSERT (autocommit, WAL) → the same undici POST → bare SQLite UPDATE`,
   async open({ quick }) {
     const events = deliveryEvents(quick);

@@ -3,14 +3,14 @@ import { type PairScenario, timed } from '../runner';
 import { concurrently, encodedEvents, tempDir, waitForEffects } from '../shared/fixtures';
 import { rawPoster } from '../shared/http';
 import { deliveryPipeline } from '../shared/pipeline';
-import { DELIVERY_CONCURRENCY, deliveryEvents } from './delivery-sizes';
+import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_SUBJECT } from './delivery-sizes';
 
 export const deliveryVsRawPost: PairScenario = {
   kind: 'pair',
   name: 'delivery-vs-raw-post',
   description:
     'The whole delivery path beside the HTTP exchange alone: how much of the receiver-bound throughput the queue, consumer and ledger leave.',
-  subject: `memory queue → DeliveryWorker → SQLite ledger claim → undici POST → ledger commit → ack, concurrency ${DELIVERY_CONCURRENCY}`,
+  subject: PIPELINE_SUBJECT,
   baseline: `raw undici POST loop of the same bodies to the same receiver, concurrency ${DELIVERY_CONCURRENCY}`,
   async open({ quick }) {
     const events = deliveryEvents(quick);
