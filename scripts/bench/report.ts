@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Results, ScenarioResult } from './results';
+import { describeTarget, verdicts } from './targets';
 
 export const BENCHMARKS_PATH = new URL('../../BENCHMARKS.md', import.meta.url);
 
@@ -97,6 +98,29 @@ function runLine(results: Results): string {
   return `${results.date}: ${parts.join(', ')}${r.quick ? '. **Quick run (smoke-test sizes): not a measurement.**' : ''}`;
 }
 
+/** Every target with its verdict, then, for each scenario that missed one, the cost that remains. */
+function targetSection(results: Results): string[] {
+  const rows = results.scenarios.flatMap((s) =>
+    verdicts(s).map((v) => [
+      s.name,
+      describeTarget(v.target),
+      v.value === null ? '–' : dec(v.value, 2),
+      v.met === null ? 'not measured' : v.met ? 'met' : '**not met**',
+    ]),
+  );
+  if (rows.length === 0) return [];
+  const missed = results.scenarios.filter((s) => verdicts(s).some((v) => v.met === false));
+  return [
+    table([['scenario', 'target', 'this run', 'verdict'], ...rows]),
+    ...(missed.length > 0
+      ? [
+          'Where a target is not met, the cost that remains and what would remove it:',
+          missed.map((s) => `- **${s.name}**: ${s.remains ?? 'not yet broken down.'}`).join('\n'),
+        ]
+      : []),
+  ];
+}
+
 function tables(results: Results): string[] {
   const pairs = results.scenarios.filter((s) => !isDrain(s));
   const drains = results.scenarios.filter(isDrain);
@@ -109,10 +133,17 @@ function tables(results: Results): string[] {
 /** What a terminal gets after a run. */
 export function renderTable(results: Results): string {
   const notes = results.scenarios.filter((s) => s.skipped).map((s) => `${s.name} skipped: ${s.skipped}`);
-  return [...tables(results), ...notes, machineLine(results), runLine(results)].join('\n\n');
+  return [
+    ...tables(results),
+    ...notes,
+    ...targetSection(results),
+    machineLine(results),
+    runLine(results),
+  ].join('\n\n');
 }
 
 export function renderMarkdown(results: Results): string {
+  const targets = targetSection(results);
   const about = results.scenarios.map(
     (s) =>
       `- **${s.name}**: ${s.description}\n  - subject: ${s.subject}\n  - baseline: ${s.baseline}${s.detail ? `\n  - ${s.detail}` : ''}${s.skipped ? `\n  - **skipped**: ${s.skipped}` : ''}`,
@@ -137,6 +168,7 @@ export function renderMarkdown(results: Results): string {
     '## Results',
     ...tables(results),
     ...results.scenarios.filter((s) => s.skipped).map((s) => `${s.name} skipped: ${s.skipped}`),
+    ...(targets.length > 0 ? ['## Targets', ...targets] : []),
     `Machine: ${machineLine(results)}.`,
     `Run: ${runLine(results)}`,
   ].join('\n\n')}\n`;

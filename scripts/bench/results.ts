@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import type { ScenarioText } from './runner';
 
 export const RESULTS_PATH = new URL('./results.json', import.meta.url);
 
@@ -49,11 +50,7 @@ export interface DrainMeasurement {
   timerFiresExpected: number;
 }
 
-export interface ScenarioResult extends Partial<DrainMeasurement> {
-  name: string;
-  description: string;
-  subject: string;
-  baseline: string;
+export interface ScenarioResult extends Partial<DrainMeasurement>, ScenarioText {
   detail?: string;
   /** Why the scenario did not run here; its numbers are then null. */
   skipped?: string;

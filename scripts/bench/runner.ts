@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { PairRound, ScenarioResult } from './results';
+import type { Target } from './targets';
 
 export interface BenchConfig {
   rounds: number;
@@ -30,12 +31,32 @@ export interface PairSession {
   close(): Promise<void>;
 }
 
-interface ScenarioText {
+export interface ScenarioText {
   name: string;
   /** One sentence for BENCHMARKS.md: what is compared with what, and why that baseline. */
   description: string;
   subject: string;
   baseline: string;
+  /** What the scenario is asked to reach. */
+  targets?: readonly Target[];
+  /**
+   * Where the subject's time still goes beyond its baseline's, measured, and what would remove
+   * it: the report prints it beside any target the run missed.
+   */
+  remains?: string;
+}
+
+/** The text every result repeats from its scenario, so the report needs nothing else. */
+export function scenarioText(scenario: ScenarioText): ScenarioText {
+  const { name, description, subject, baseline, targets, remains } = scenario;
+  return {
+    name,
+    description,
+    subject,
+    baseline,
+    ...(targets ? { targets } : {}),
+    ...(remains ? { remains } : {}),
+  };
 }
 
 export interface PairScenario extends ScenarioText {
@@ -80,10 +101,7 @@ const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 export function skippedResult(scenario: ScenarioText, reason: string): ScenarioResult {
   return {
-    name: scenario.name,
-    description: scenario.description,
-    subject: scenario.subject,
-    baseline: scenario.baseline,
+    ...scenarioText(scenario),
     skipped: reason,
     subjectPerSec: null,
     baselinePerSec: null,
@@ -134,10 +152,7 @@ export async function runPair(scenario: PairScenario, config: BenchConfig): Prom
   }
   const ratios = rounds.map((r) => r.ratio);
   return {
-    name: scenario.name,
-    description: scenario.description,
-    subject: scenario.subject,
-    baseline: scenario.baseline,
+    ...scenarioText(scenario),
     ...(session.detail ? { detail: session.detail } : {}),
     subjectPerSec: Math.round(median(rounds.map((r) => r.subjectPerSec))),
     baselinePerSec: Math.round(median(rounds.map((r) => r.baselinePerSec))),

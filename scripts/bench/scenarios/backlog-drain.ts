@@ -2,7 +2,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { type EnvelopeInput, FIFO_DEDUPE_WINDOW_SECONDS, Queue } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { MemoryDriver } from '@queueport/memory';
-import { type MeasurementScenario, progress, round1, round3 } from '../runner';
+import { type MeasurementScenario, progress, round1, round3, scenarioText } from '../runner';
 
 const CONCURRENCY = 16;
 const PUBLISH_CHUNK = 1000;
@@ -66,6 +66,10 @@ export const backlogDrain: MeasurementScenario = {
     'Not a ratio: a backlog of distinct event ids published to a memory queue (default 300 s dedupe window) and drained through queue.consume with a handler that does no I/O. Heap is heapUsed after a forced GC, before publishing, right after the drain, and after the driver clock has moved past the dedupe window (one more publish + receive + ack gives any lazy sweep its turn). Lag is monitorEventLoopDelay during the drain, and how often a setInterval(…, 10) fired against how often it would on an idle loop.',
   subject: `drain of a backlog through queue.consume, concurrency ${CONCURRENCY}, no-op handler`,
   baseline: 'none: heap before publishing, and an idle event loop',
+  targets: [
+    { metric: 'heapRatio', atMost: 1.1 },
+    { metric: 'lagP99Ms', atMost: 50 },
+  ],
   async run({ quick }) {
     const messages = quick ? 10_000 : 100_000;
     // JIT warm-up on a throwaway queue, so the measured drain is not the first run of the code.
@@ -130,10 +134,7 @@ export const backlogDrain: MeasurementScenario = {
       `backlog-drain: ${Math.round(perSec).toLocaleString('en-US')}/s; heap ${result.heapBeforeMb} → ${result.heapAfterDrainMb} → ${result.heapAfterWindowMb} MB (×${result.heapRatio}); lag p99 ${result.lagP99Ms} ms, max ${result.lagMaxMs} ms; timer ${timerFires}/${result.timerFiresExpected}`,
     );
     return {
-      name: this.name,
-      description: this.description,
-      subject: this.subject,
-      baseline: this.baseline,
+      ...scenarioText(this),
       detail: `${messages} distinct event ids, publishBatch in ${PUBLISH_CHUNK}s, ${CONCURRENCY} in flight; driver on a VirtualClock moved ${FIFO_DEDUPE_WINDOW_SECONDS + 1} s after the drain`,
       subjectPerSec: Math.round(perSec),
       baselinePerSec: null,

@@ -5,7 +5,7 @@ import { concurrently, encodedEvents, tempDir, waitForEffects } from '../shared/
 import { rawPoster } from '../shared/http';
 import { deliveryPipeline } from '../shared/pipeline';
 import { openBareSqlite, sqliteVersion } from '../shared/sqlite';
-import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_SUBJECT } from './delivery-sizes';
+import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_REMAINS, PIPELINE_SUBJECT } from './delivery-sizes';
 
 /**
  * The least any at-least-once webhook delivery with a durable record must do: commit before the
@@ -19,6 +19,8 @@ export const deliveryVsPhysicalLimit: PairScenario = {
     'The whole delivery path beside the physical limit of its durable work: the same POST bracketed by two bare SQLite commits, with no queue, no lease and no retry bookkeeping.',
   subject: PIPELINE_SUBJECT,
   baseline: `${DELIVERY_CONCURRENCY} loops: bare SQLite INSERT (autocommit, WAL) → the same undici POST → bare SQLite UPDATE`,
+  targets: [{ metric: 'ratio', atLeast: 0.9 }],
+  remains: PIPELINE_REMAINS,
   async open({ quick }) {
     const events = deliveryEvents(quick);
     const temp = tempDir('limit');

@@ -3,7 +3,7 @@ import { type PairScenario, timed } from '../runner';
 import { concurrently, encodedEvents, tempDir, waitForEffects } from '../shared/fixtures';
 import { rawPoster } from '../shared/http';
 import { deliveryPipeline } from '../shared/pipeline';
-import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_SUBJECT } from './delivery-sizes';
+import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_REMAINS, PIPELINE_SUBJECT } from './delivery-sizes';
 
 export const deliveryVsRawPost: PairScenario = {
   kind: 'pair',
@@ -12,6 +12,8 @@ export const deliveryVsRawPost: PairScenario = {
     'The whole delivery path beside the HTTP exchange alone: how much of the receiver-bound throughput the queue, consumer and ledger leave.',
   subject: PIPELINE_SUBJECT,
   baseline: `raw undici POST loop of the same bodies to the same receiver, concurrency ${DELIVERY_CONCURRENCY}`,
+  targets: [{ metric: 'ratio', atLeast: 0.6 }],
+  remains: PIPELINE_REMAINS,
   async open({ quick }) {
     const events = deliveryEvents(quick);
     const temp = tempDir('delivery');
