@@ -12,6 +12,14 @@ export interface QueueErrorOptions {
 }
 
 /**
+ * Marks every QueueError, whichever copy of this module made it. An application can load the
+ * ESM build of one package beside the CommonJS build of another; each build has its own class,
+ * so `instanceof` alone would call the other build's errors foreign and a retryable provider
+ * error would be treated as INTERNAL. `Symbol.for` is shared by every copy in the process.
+ */
+const QUEUE_ERROR_BRAND = Symbol.for('@queueport/core.QueueError');
+
+/**
  * The only error queueport throws. Messages are written for people and never carry a secret:
  * anything taken from a provider's response goes through `redactSecrets` first.
  */
@@ -21,6 +29,20 @@ export class QueueError extends Error {
   readonly retryable: boolean;
   readonly retryAfterSeconds: number | undefined;
   readonly details: Readonly<Record<string, unknown>>;
+
+  /**
+   * `x instanceof QueueError` holds for a QueueError of any build (see QUEUE_ERROR_BRAND).
+   * Subclasses keep the ordinary prototype-chain check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of instanceof, maybe a subclass
+    if (this !== QueueError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[QUEUE_ERROR_BRAND] === true
+    );
+  }
 
   constructor(code: ErrorCode, message: string, options: QueueErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -41,6 +63,8 @@ export class QueueError extends Error {
     };
   }
 }
+
+Object.defineProperty(QueueError.prototype, QUEUE_ERROR_BRAND, { value: true });
 
 export function isQueueError(value: unknown, code?: ErrorCode): value is QueueError {
   return value instanceof QueueError && (code === undefined || value.code === code);
