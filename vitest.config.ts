@@ -1,14 +1,17 @@
 import { defineConfig } from 'vitest/config';
 
-// Workspace packages resolve to their TypeScript sources through the "source" export
-// condition, so a test never runs against a stale dist/.
+// Workspace packages resolve to their TypeScript sources through the "@queueport/source" export
+// condition, so a test never runs against a stale dist/. The name is private to this project (an
+// application whose own monorepo uses a plain "source" condition must not reach our src/), and the
+// packed packages do not carry it at all (publishConfig.exports).
 // Only conditions that mean the same for import and require: vitest passes them to its forks as
 // `node --conditions`, and 'import' there would hand require('pg-pool') an ESM build.
-const conditions = ['source', 'node', 'development|production'];
+const SOURCE_CONDITION = '@queueport/source';
+const conditions = [SOURCE_CONDITION, 'node', 'development|production'];
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['source'] } },
+  ssr: { resolve: { conditions, externalConditions: [SOURCE_CONDITION] } },
   test: {
     include: [
       'packages/*/test/**/*.test.ts',

@@ -21,8 +21,8 @@ export const MUTATION_SEED = process.env.QUEUEPORT_SEED ?? '42';
 /**
  * pnpm links workspace packages as node_modules/@queueport/x -> ../../packages/x. Stryker
  * symlinks node_modules into its sandbox, so those links lead back to the real checkout and a
- * test would import the unmutated sources. Each `source` export of each workspace package is
- * therefore aliased to the file inside repoRoot (the sandbox when Stryker runs this).
+ * test would import the unmutated sources. Each `@queueport/source` export of each workspace
+ * package is therefore aliased to the file inside repoRoot (the sandbox when Stryker runs this).
  */
 function workspaceAliases(): Alias[] {
   const dirs = [
@@ -31,18 +31,19 @@ function workspaceAliases(): Alias[] {
   ];
   const aliases: Alias[] = [];
   for (const dir of dirs) {
-    let manifest: { name?: string; exports?: Record<string, { source?: string }> };
+    let manifest: { name?: string; exports?: Record<string, { '@queueport/source'?: string }> };
     try {
       manifest = JSON.parse(readFileSync(path.join(repoRoot, dir, 'package.json'), 'utf8'));
     } catch {
       continue;
     }
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
-      if (!manifest.name || typeof target?.source !== 'string') continue;
+      const source = target?.['@queueport/source'];
+      if (!manifest.name || typeof source !== 'string') continue;
       const specifier = manifest.name + subpath.slice(1);
       aliases.push({
         find: new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
-        replacement: path.join(repoRoot, dir, target.source),
+        replacement: path.join(repoRoot, dir, source),
       });
     }
   }

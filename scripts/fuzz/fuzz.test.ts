@@ -19,7 +19,7 @@ function fuzz(args: string[]): Promise<{ code: number | null; report: Report; st
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--conditions=source', '--import', 'tsx', path.join(here, 'run.ts'), '--json', ...args],
+      ['--conditions=@queueport/source', '--import', 'tsx', path.join(here, 'run.ts'), '--json', ...args],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -115,7 +115,7 @@ describe('pnpm fuzz', () => {
   it('refuses bad flags with exit code 2', async () => {
     const child = spawn(
       process.execPath,
-      ['--conditions=source', '--import', 'tsx', path.join(here, 'run.ts'), '--scale', 'lots'],
+      ['--conditions=@queueport/source', '--import', 'tsx', path.join(here, 'run.ts'), '--scale', 'lots'],
       { cwd: root, stdio: 'ignore' },
     );
     const code = await new Promise((resolve) => child.on('close', resolve));

@@ -82,7 +82,8 @@ function parseOptions(argv: string[]): Options {
 }
 
 // The worker's entry: TypeScript through tsx (a worker does not inherit `--import tsx` for its
-// own entry on Node 20), then worker.ts. `--conditions=source` is inherited from this process.
+// own entry on Node 20), then worker.ts. `--conditions=@queueport/source` is inherited from this
+// process.
 const BOOT = `
 import('tsx/esm/api')
   .then(({ register }) => { register(); return import(${JSON.stringify(pathToFileURL(path.join(here, 'worker.ts')).href)}); })

@@ -1,14 +1,19 @@
 /**
- * Proves that @queueport/conformance installs and runs with no native module, alone, outside this
- * repository, the way an adapter author gets it: the packed tarballs of core, memory and
- * conformance installed with npm into a scratch project under the OS temp dir, then the suite run
- * against the memory driver from plain `node` as ESM and as CommonJS.
+ * Proves that the packed packages install and work alone, outside this repository, the way a
+ * user gets them: the tarballs of all five packages installed with npm into a scratch project
+ * under the OS temp dir, then
+ *   - the conformance suite run against the memory driver from plain `node`, as ESM and as
+ *     CommonJS (what an adapter author does, with no native module anywhere);
+ *   - an application's programs type-checked with tsc (strict, skipLibCheck: false, under node16,
+ *     bundler and node10 resolution), compiled and run as ESM and as CommonJS: a typed queue,
+ *     publish and consume, and a QueueError from a driver of the other module format;
+ *   - every entry point of every package type-checked and loaded from both formats.
  *
  *   pnpm check:install [--keep] [--rebuild] [--seed N]
  *
  *   --keep     leave the scratch project and the tarballs in place and print where they are
- *   --rebuild  build the three packages even if their dist/ looks current
- *   --seed N   the fast-check seed for both programs (random by default, always printed)
+ *   --rebuild  build the packages even if their dist/ looks current
+ *   --seed N   the fast-check seed for the conformance programs (random by default, always printed)
  *
  * Needs pnpm, npm and tar on PATH and the npm registry reachable (for fast-check, ajv, ...).
  * Exits 1 with the reason on the first check that fails.
@@ -16,56 +21,72 @@
 
 import { existsSync, rmSync } from 'node:fs';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CheckFailed, killRunning, messageOf, mtimes, Progress, readJson, run, walk } from './support';
+import { CheckFailed, killRunning, messageOf, Progress, readJson, run, walk } from './support';
+import {
+  ensureDist,
+  INSTALLED_FIELDS,
+  type Manifest,
+  PACKAGES,
+  type PackageName,
+  type Packed,
+  packAll,
+  ROOT,
+} from './workspace-packages';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '../..');
 
-/** In dependency order: npm gets the tarballs in this order too. */
-const PACKAGES = [
-  { name: '@queueport/core', dir: 'packages/core' },
-  { name: '@queueport/memory', dir: 'packages/memory' },
-  { name: '@queueport/conformance', dir: 'conformance' },
-] as const;
-type PackageName = (typeof PACKAGES)[number]['name'];
-
-/** What an adapter author must never be made to install (the last two compile, or pull in what does). */
-const FORBIDDEN_DEPENDENCIES = ['@queueport/ledger', '@queueport/webhook', 'better-sqlite3', 'pg'];
-const FORBIDDEN_DIRECTORIES = new Set(['better-sqlite3', 'pg']);
-/** The manifest fields npm installs from; devDependencies of a dependency never install. */
-const INSTALLED_FIELDS = ['dependencies', 'optionalDependencies', 'peerDependencies'] as const;
+/**
+ * The only queueport packages each package may depend on, and how. An adapter author installs
+ * conformance and memory with core alone: no ledger, no webhook.
+ */
+const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 'optional peer'>> = {
+  '@queueport/core': {},
+  '@queueport/memory': { '@queueport/core': 'dependency' },
+  '@queueport/ledger': { '@queueport/core': 'dependency' },
+  '@queueport/webhook': {
+    '@queueport/core': 'dependency',
+    '@queueport/ledger': 'dependency',
+    '@queueport/conformance': 'optional peer',
+  },
+  '@queueport/conformance': { '@queueport/core': 'dependency' },
+};
+/**
+ * Database clients that compile (better-sqlite3) or pull in what does (pg-native via pg): never
+ * installed for a user who did not ask, so only ever optional peers, and only of the ledger.
+ */
+const NATIVE_CLIENTS = ['better-sqlite3', 'pg'];
+const NATIVE_CLIENTS_ALLOWED_IN: PackageName = '@queueport/ledger';
+/** What the conformance suite and its dependencies must never bring along. */
+const NOT_FOR_ADAPTER_AUTHORS = ['@queueport/ledger', '@queueport/webhook', ...NATIVE_CLIENTS];
+/**
+ * Type packages a TypeScript user adds: @types/node for Node's own modules, @types/pg because the
+ * declarations of @queueport/ledger/postgres name pg's `Pool` (pg ships no types). Installed at
+ * the versions the workspace uses.
+ */
+const TYPE_PACKAGES = ['@types/node', '@types/pg'];
+/** Entry points that load an optional peer this project leaves out; they must fail naming it. */
+const NEEDS_ABSENT_PEER: Record<string, string> = {
+  '@queueport/ledger/testing': 'vitest',
+  '@queueport/conformance/vitest': 'vitest',
+};
+/**
+ * Entry points left out of the node10 type-check: their declarations import fast-check, whose own
+ * declarations resolve pure-rand through "exports", which node10 cannot read. Not ours to fix;
+ * these entries are type-checked under node16 and bundler.
+ */
+const NOT_NODE10: Record<string, string> = {
+  '@queueport/conformance': 'fast-check',
+  '@queueport/conformance/vitest': 'fast-check',
+  '@queueport/webhook/conformance': 'fast-check',
+};
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'] as const;
-/** Inputs of a package build besides its src/ (changing any of them makes dist/ stale). */
-const SHARED_BUILD_INPUTS = ['scripts/build/tsup-package.ts', 'tsconfig.base.json'];
-const PACKAGE_BUILD_INPUTS = ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json'];
-
-interface Manifest {
-  name: string;
-  version: string;
-  exports?: unknown;
-  main?: string;
-  module?: string;
-  types?: string;
-  scripts?: Record<string, string>;
-  gypfile?: boolean;
-  bundleDependencies?: string[] | boolean;
-  dependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-  devDependencies?: Record<string, string>;
-}
-
-interface Packed {
-  name: PackageName;
-  version: string;
-  tarball: string;
-  manifest: Manifest;
-}
+/** The compiler the type-checks run: the workspace's TypeScript, reading only the scratch project. */
+const TSC = createRequire(path.join(ROOT, 'package.json')).resolve('typescript/bin/tsc');
 
 const USAGE =
   'usage: node --import tsx scripts/package-check/install-alone.ts [--keep] [--rebuild] [--seed N]';
@@ -102,71 +123,7 @@ const isInside = (file: string, dir: string) => {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 };
 
-/** Every file a manifest points Node or TypeScript at, except the repo-only `source` condition. */
-function entryFiles(manifest: Manifest): string[] {
-  const files = new Set<string>();
-  const visit = (value: unknown) => {
-    if (typeof value === 'string') files.add(path.posix.normalize(value));
-    else if (value && typeof value === 'object') {
-      for (const [condition, target] of Object.entries(value)) if (condition !== 'source') visit(target);
-    }
-  };
-  visit(manifest.exports);
-  for (const field of [manifest.main, manifest.module, manifest.types]) visit(field);
-  return [...files].sort();
-}
-
-const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
-
-/** Step 1: dist/ of the three packages exists, is complete and is newer than what it is built from. */
-async function ensureDist(progress: Progress, force: boolean): Promise<void> {
-  const shared = (await Promise.all(SHARED_BUILD_INPUTS.map((file) => mtimes(path.join(ROOT, file))))).flat();
-  const inspect = async () => {
-    const missing: string[] = [];
-    let newestInput = Math.max(...shared);
-    let oldestOutput = Number.POSITIVE_INFINITY;
-    for (const pkg of PACKAGES) {
-      const dir = path.join(ROOT, pkg.dir);
-      const manifest = await readJson<Manifest>(path.join(dir, 'package.json'));
-      for (const input of PACKAGE_BUILD_INPUTS) {
-        newestInput = Math.max(newestInput, ...(await mtimes(path.join(dir, input))));
-      }
-      for (const entry of entryFiles(manifest)) {
-        const [time] = await mtimes(path.join(dir, entry));
-        if (time === undefined) missing.push(path.posix.join(pkg.dir, entry));
-        else oldestOutput = Math.min(oldestOutput, time);
-      }
-    }
-    return { missing, newestInput, oldestOutput };
-  };
-
-  const before = await inspect();
-  let why: string | undefined;
-  if (force) why = '--rebuild';
-  else if (before.missing.length > 0)
-    why = `missing ${before.missing.slice(0, 3).join(', ')}${before.missing.length > 3 ? ', ...' : ''}`;
-  else if (before.newestInput > before.oldestOutput)
-    why = `sources changed at ${clock(before.newestInput)}, after the oldest build output (${clock(before.oldestOutput)})`;
-  if (!why) {
-    progress.detail(
-      `dist/ is complete and current (newest source ${clock(before.newestInput)}, oldest output ${clock(before.oldestOutput)}): not rebuilding`,
-    );
-    return;
-  }
-  progress.detail(`building (${why})`);
-  const started = performance.now();
-  await run('pnpm', [...PACKAGES.flatMap((pkg) => ['--filter', pkg.name]), 'run', 'build'], {
-    cwd: ROOT,
-    timeoutMs: 300_000,
-  });
-  progress.detail(`built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const after = await inspect();
-  if (after.missing.length > 0) {
-    throw new CheckFailed(`the build did not produce every entry point: missing ${after.missing.join(', ')}`);
-  }
-}
-
-/** Names of the packages a manifest makes npm install, with their ranges. */
+/** Names of the packages a manifest makes npm install (or asks for, as peers), with their ranges. */
 function installedDependencies(manifest: Manifest): Map<string, string> {
   const found = new Map<string, string>();
   for (const field of INSTALLED_FIELDS) {
@@ -178,72 +135,66 @@ function installedDependencies(manifest: Manifest): Map<string, string> {
   return found;
 }
 
-/** Step 2: one tarball per package, with the manifest pnpm wrote into it checked. */
-async function pack(progress: Progress, packDir: string): Promise<Map<PackageName, Packed>> {
-  const packed = new Map<PackageName, Packed>();
-  for (const pkg of PACKAGES) {
-    const { stdout } = await run('pnpm', ['pack', '--pack-destination', packDir, '--json'], {
-      cwd: path.join(ROOT, pkg.dir),
-      timeoutMs: 120_000,
-    });
-    const json = stdout.slice(stdout.indexOf('{'), stdout.lastIndexOf('}') + 1);
-    const result = JSON.parse(json) as { filename: string; files: { path: string }[] };
-    const tarball = path.resolve(packDir, result.filename);
-    const { stdout: text } = await run('tar', ['-xOzf', tarball, 'package/package.json'], {
-      cwd: packDir,
-      timeoutMs: 30_000,
-    });
-    const manifest = JSON.parse(text) as Manifest;
-
+/** Step 2 (after packing): each packed manifest depends on what QUEUEPORT_DEPENDENCIES allows, as it says. */
+function checkDependencies(progress: Progress, packed: Map<PackageName, Packed>): void {
+  for (const { name, manifest, tarball } of packed.values()) {
     const problems: string[] = [];
-    if (manifest.name !== pkg.name) problems.push(`it is named ${manifest.name}`);
-    const contents = new Set(result.files.map((file) => path.posix.normalize(file.path)));
-    const absent = entryFiles(manifest).filter((entry) => !contents.has(entry));
-    if (absent.length > 0) problems.push(`its entry points are not in the tarball: ${absent.join(', ')}`);
-    for (const field of [...INSTALLED_FIELDS, 'devDependencies'] as const) {
-      for (const [name, range] of Object.entries(manifest[field] ?? {})) {
-        if (range.startsWith('workspace:')) problems.push(`${field}.${name} is still "${range}"`);
-      }
-    }
     const dependencies = installedDependencies(manifest);
-    const forbidden = FORBIDDEN_DEPENDENCIES.filter((name) => dependencies.has(name));
-    if (forbidden.length > 0) problems.push(`it depends on ${forbidden.join(', ')}`);
-    const queueport = [...dependencies.keys()].filter((name) => name.startsWith('@queueport/'));
-    const core = packed.get('@queueport/core');
-    if (pkg.name !== '@queueport/core') {
-      if (queueport.join() !== '@queueport/core') {
-        problems.push(`its queueport dependencies are [${queueport.join(', ')}], not just @queueport/core`);
-      } else if (core && dependencies.get('@queueport/core') !== core.version) {
+    const optionalPeer = (dep: string) =>
+      manifest.peerDependencies?.[dep] !== undefined &&
+      manifest.peerDependenciesMeta?.[dep]?.optional === true;
+    const allowed = QUEUEPORT_DEPENDENCIES[name];
+    const queueport = [...dependencies.keys()].filter((dep) => dep.startsWith('@queueport/')).sort();
+    const expected = Object.keys(allowed).sort();
+    if (queueport.join() !== expected.join()) {
+      problems.push(`its queueport dependencies are [${queueport.join(', ')}], not [${expected.join(', ')}]`);
+    }
+    for (const [dep, how] of Object.entries(allowed)) {
+      const version = packed.get(dep as PackageName)?.version;
+      if (how === 'dependency' && manifest.dependencies?.[dep] !== version) {
         problems.push(
-          `it wants @queueport/core@${dependencies.get('@queueport/core')}, packed is ${core.version}`,
+          `it should depend on ${dep}@${version} (packed), it has ${JSON.stringify(manifest.dependencies?.[dep])}`,
         );
       }
-    } else if (queueport.length > 0) {
-      problems.push(`it depends on ${queueport.join(', ')}`);
+      // Whether the range admits the packed version is npm's to say: the install below has every
+      // package present, npm warns (ERESOLVE) about a peer it does not admit, and that fails.
+      if (how === 'optional peer' && !optionalPeer(dep)) {
+        problems.push(
+          `${dep} should be an optional peer, it is ${JSON.stringify(manifest.peerDependencies?.[dep])}`,
+        );
+      }
     }
+    for (const client of NATIVE_CLIENTS) {
+      if (!dependencies.has(client)) continue;
+      if (name !== NATIVE_CLIENTS_ALLOWED_IN) problems.push(`it depends on ${client}`);
+      else if (
+        !optionalPeer(client) ||
+        manifest.dependencies?.[client] ||
+        manifest.optionalDependencies?.[client]
+      ) {
+        problems.push(`${client} must be an optional peer only (npm would install it otherwise)`);
+      }
+    }
+    if (manifest.bundleDependencies) problems.push('it bundles dependencies');
     if (problems.length > 0) {
-      throw new CheckFailed(`packed ${pkg.name} (${tarball}):\n  ${problems.join('\n  ')}`);
+      throw new CheckFailed(`packed ${name} (${tarball}):\n  ${problems.join('\n  ')}`);
     }
-
-    packed.set(pkg.name, { name: pkg.name, version: manifest.version, tarball, manifest });
-    const peer = (name: string) => {
-      if (manifest.peerDependencies?.[name] === undefined) return '';
-      return manifest.peerDependenciesMeta?.[name]?.optional ? ' (optional peer, not installed)' : ' (peer)';
+    const peer = (dep: string) => {
+      if (manifest.peerDependencies?.[dep] === undefined) return '';
+      return optionalPeer(dep) ? ' (optional peer)' : ' (peer)';
     };
-    const shown = [...dependencies].map(([name, range]) => `${name} ${range}${peer(name)}`).join(', ');
-    progress.detail(
-      `${pkg.name}@${manifest.version} -> ${path.basename(tarball)} (${contents.size} files); depends on: ${shown || 'nothing'}`,
-    );
+    const shown = [...dependencies].map(([dep, range]) => `${dep} ${range}${peer(dep)}`).join(', ');
+    progress.detail(`${name}: ${shown || 'no dependencies'}`);
   }
-  return packed;
 }
 
 /**
- * The environment for npm and node in the scratch project: what `pnpm run` adds for a script
- * (npm_package_*, npm_lifecycle_*, npm_execpath pointing at pnpm, ...), NODE_OPTIONS (which could
- * carry `--conditions=source` or `--import tsx`), NODE_PATH and the workspace's node_modules/.bin
- * on PATH are dropped, so nothing from this repository can leak in. Other npm_config_* settings
- * (a registry mirror, a cache dir) are kept: CI may need them to reach a registry at all.
+ * The environment for npm, tsc and node in the scratch project: what `pnpm run` adds for a
+ * script (npm_package_*, npm_lifecycle_*, npm_execpath pointing at pnpm, ...), NODE_OPTIONS
+ * (which could carry `--conditions=@queueport/source` or `--import tsx`), NODE_PATH and the
+ * workspace's node_modules/.bin on PATH are dropped, so nothing from this repository can leak in.
+ * Other npm_config_* settings (a registry mirror, a cache dir) are kept: CI may need them to reach
+ * a registry at all.
  */
 function scratchEnv(): NodeJS.ProcessEnv {
   const dropped = new Set(['NODE_OPTIONS', 'NODE_PATH', 'INIT_CWD', 'NODE']);
@@ -260,8 +211,20 @@ function scratchEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Step 3: a scratch project under the OS temp dir with the three tarballs installed by npm. */
-async function install(progress: Progress, scratch: string, packed: Map<PackageName, Packed>): Promise<void> {
+interface LockEntry {
+  version?: string;
+  resolved?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+}
+type Lock = { packages: Record<string, LockEntry> };
+
+const nameOf = (key: string) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
+
+/** Step 3: a scratch project under the OS temp dir with every tarball installed by npm. */
+async function install(progress: Progress, scratch: string, packed: Map<PackageName, Packed>): Promise<Lock> {
   if (isInside(scratch, ROOT)) throw new CheckFailed(`the scratch dir ${scratch} is inside the repository`);
   for (let dir = path.dirname(scratch); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'node_modules'))) {
@@ -290,15 +253,29 @@ async function install(progress: Progress, scratch: string, packed: Map<PackageN
     `${JSON.stringify({ private: true, type: 'module', overrides }, null, 2)}\n`,
   );
   const tarballs = PACKAGES.map((pkg) => packed.get(pkg.name)!.tarball);
+  const types = await Promise.all(
+    TYPE_PACKAGES.map(
+      async (name) =>
+        `${name}@${(await readJson<Manifest>(path.join(ROOT, 'node_modules', name, 'package.json'))).version}`,
+    ),
+  );
   const { stdout, stderr } = await run(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--loglevel', 'http', ...tarballs],
+    ['install', '--no-audit', '--no-fund', '--loglevel', 'http', ...tarballs, ...types],
     { cwd: scratch, env, timeoutMs: 300_000 },
   );
   const added = stdout.split('\n').find((line) => /^(added|changed|up to date)/.test(line.trim()));
-  progress.detail(`npm install --no-audit --no-fund ${tarballs.map((t) => path.basename(t)).join(' ')}`);
+  progress.detail(
+    `npm install --no-audit --no-fund ${[...tarballs.map((t) => path.basename(t)), ...types].join(' ')}`,
+  );
   progress.detail(`  ${added?.trim() ?? stdout.trim()}`);
 
+  const conflicts = stderr
+    .split('\n')
+    .filter((line) => /ERESOLVE|Could not resolve dependency|Conflicting peer/.test(line));
+  if (conflicts.length > 0) {
+    throw new CheckFailed(`npm could not satisfy a dependency or peer range:\n  ${conflicts.join('\n  ')}`);
+  }
   const fetched = [...stderr.matchAll(/\bGET \d{3} (\S+)/g)].map((match) => match[1]!);
   const asked = fetched.filter((url) => /@queueport(%2f|\/)/i.test(url));
   if (asked.length > 0) {
@@ -306,14 +283,12 @@ async function install(progress: Progress, scratch: string, packed: Map<PackageN
   }
   progress.detail(`  ${fetched.length} registry requests, none for @queueport/*`);
 
-  const lock = await readJson<{ packages: Record<string, { version?: string; resolved?: string }> }>(
-    path.join(scratch, 'package-lock.json'),
-  );
+  const lock = await readJson<Lock>(path.join(scratch, 'package-lock.json'));
   const problems: string[] = [];
   const installed: string[] = [];
   for (const [key, entry] of Object.entries(lock.packages)) {
     if (key === '') continue;
-    const name = key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    const name = nameOf(key);
     installed.push(`${name}@${entry.version}`);
     if (!name.startsWith('@queueport/')) continue;
     const expected = packed.get(name as PackageName);
@@ -325,9 +300,65 @@ async function install(progress: Progress, scratch: string, packed: Map<PackageN
     else if (resolved !== expected.tarball)
       problems.push(`${key} came from ${entry.resolved}, not the tarball`);
   }
+  for (const pkg of PACKAGES) {
+    if (!lock.packages[`node_modules/${pkg.name}`]) problems.push(`${pkg.name} was not installed`);
+  }
   if (problems.length > 0) throw new CheckFailed(`package-lock.json:\n  ${problems.join('\n  ')}`);
   progress.detail(`  ${installed.length} packages: ${installed.sort().join(', ')}`);
-  progress.detail('  @queueport/core, memory and conformance: one copy each, resolved to the local tarballs');
+  progress.detail(`  ${PACKAGES.map((pkg) => pkg.name).join(', ')}: one copy each, from the local tarballs`);
+  return lock;
+}
+
+/**
+ * What installing `root` alone brings, from package-lock.json: its dependencies, optional
+ * dependencies and required peers, transitively, each found where Node would (nested first).
+ */
+function closureOf(lock: Lock, root: string): Set<string> {
+  const seen = new Set<string>();
+  const locate = (from: string, name: string): string | undefined => {
+    for (let at = from; ; ) {
+      const candidate = `${at ? `${at}/` : ''}node_modules/${name}`;
+      if (lock.packages[candidate]) return candidate;
+      if (!at) return undefined;
+      const cut = at.lastIndexOf('/node_modules/');
+      at = cut < 0 ? '' : at.slice(0, cut);
+    }
+  };
+  const visit = (key: string) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    const entry = lock.packages[key]!;
+    const peers = Object.keys(entry.peerDependencies ?? {}).filter(
+      (name) => !entry.peerDependenciesMeta?.[name]?.optional,
+    );
+    for (const name of [
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys(entry.optionalDependencies ?? {}),
+      ...peers,
+    ]) {
+      const found = locate(key, name);
+      if (found) visit(found);
+    }
+  };
+  const start = `node_modules/${root}`;
+  if (lock.packages[start]) visit(start);
+  return new Set([...seen].map(nameOf));
+}
+
+/** Step 3b: installing the suite alone would bring none of what an adapter author must not need. */
+function verifyConformanceAlone(progress: Progress, lock: Lock): void {
+  const closure = closureOf(lock, '@queueport/conformance');
+  const found = NOT_FOR_ADAPTER_AUTHORS.filter((name) => closure.has(name));
+  if (found.length > 0) {
+    throw new CheckFailed(`installing @queueport/conformance alone would bring ${found.join(', ')}`);
+  }
+  progress.detail(
+    `@queueport/conformance alone brings ${closure.size - 1} packages: ${[...closure]
+      .filter((n) => n !== '@queueport/conformance')
+      .sort()
+      .join(', ')}`,
+  );
+  progress.detail(`  none of ${NOT_FOR_ADAPTER_AUTHORS.join(', ')}`);
 }
 
 const isPackageRoot = (dir: string) => {
@@ -349,7 +380,10 @@ async function verifyNoNative(progress: Progress, scratch: string): Promise<void
     const relative = path.relative(scratch, file);
     const base = path.basename(file);
     if (directory) {
-      if (FORBIDDEN_DIRECTORIES.has(base)) found.push(`${relative}/ (a ${base} directory)`);
+      // The package itself (node_modules/pg), not @types/pg.
+      if (NATIVE_CLIENTS.includes(base) && path.basename(path.dirname(file)) === 'node_modules') {
+        found.push(`${relative}/ (the ${base} package)`);
+      }
       continue;
     }
     files += 1;
@@ -367,12 +401,12 @@ async function verifyNoNative(progress: Progress, scratch: string): Promise<void
   if (found.length > 0)
     throw new CheckFailed(`native build material under node_modules:\n  ${found.join('\n  ')}`);
   progress.detail(
-    `${packages} packages, ${files} files: no *.node, no binding.gyp, no gypfile or install scripts, no better-sqlite3/ or pg/`,
+    `${packages} packages, ${files} files: no *.node, no binding.gyp, no gypfile or install scripts, no better-sqlite3 or pg package`,
   );
 }
 
 /** Step 5: the suite from the installed packages, under plain node, as ESM and as CommonJS. */
-async function runPrograms(progress: Progress, scratch: string, seed: number): Promise<void> {
+async function runConformancePrograms(progress: Progress, scratch: string, seed: number): Promise<void> {
   const env = scratchEnv();
   for (const program of ['check.mjs', 'check.cjs']) {
     await copyFile(path.join(HERE, 'scratch', program), path.join(scratch, program));
@@ -383,6 +417,140 @@ async function runPrograms(progress: Progress, scratch: string, seed: number): P
       timeoutMs: 120_000,
     });
     progress.detail(`node ${program} ${seed} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    progress.detail(`${stdout}${stderr}`.trimEnd().replace(/^/gm, '  '));
+  }
+}
+
+/**
+ * entries.mts and entries.cts, written into the scratch project: a type-only import of every
+ * entry point of every packed package (so tsc reads and checks every declaration file a user can
+ * reach), and at run time an import (ESM) or require (CommonJS) of each. An entry that needs an
+ * optional peer this project leaves out must fail naming that peer, and nothing else may fail.
+ */
+function entriesProgram(
+  packed: Map<PackageName, Packed>,
+  format: 'esm' | 'cjs',
+  leaveOut: Record<string, string> = {},
+): string {
+  const specifiers = PACKAGES.flatMap((pkg) =>
+    Object.keys((packed.get(pkg.name)!.manifest.exports ?? {}) as Record<string, unknown>).map(
+      (subpath) => pkg.name + subpath.slice(1),
+    ),
+  ).filter((specifier) => leaveOut[specifier] === undefined);
+  const imports = specifiers.map((specifier, i) => `import type * as entry${i} from '${specifier}';`);
+  const table = specifiers.map((specifier) => [specifier, NEEDS_ABSENT_PEER[specifier] ?? null]);
+  const load = format === 'esm' ? 'await import(specifier)' : 'require(specifier)';
+  const resolve =
+    format === 'esm' ? 'fileURLToPath(import.meta.resolve(specifier))' : 'require.resolve(specifier)';
+  const extension = format === 'esm' ? '.js' : '.cjs';
+  const body = `
+const entries: ReadonlyArray<readonly [string, string | null]> = ${JSON.stringify(table)};
+const modules = path.join(process.cwd(), 'node_modules') + path.sep;
+const loaded: string[] = [];
+const needPeer: string[] = [];
+function fail(message: string): never {
+  console.error(\`entries.${format === 'esm' ? 'mjs' : 'cjs'}: \${message}\`);
+  process.exit(1);
+}
+${format === 'esm' ? '' : 'async function main(): Promise<void> {\n'}for (const [specifier, absentPeer] of entries) {
+  let exported: Record<string, unknown>;
+  try {
+    exported = ${load};
+  } catch (error) {
+    if (absentPeer !== null && String(error).includes(\`'\${absentPeer}'\`)) {
+      needPeer.push(\`\${specifier} (needs \${absentPeer})\`);
+      continue;
+    }
+    fail(\`loading \${specifier}: \${String(error)}\`);
+  }
+  if (absentPeer !== null) fail(\`\${specifier} loaded, although its optional peer \${absentPeer} is not installed\`);
+  const file = ${resolve};
+  if (!file.startsWith(modules) || !file.endsWith('${extension}')) fail(\`\${specifier} resolved to \${file}\`);
+  if (Object.keys(exported).length === 0) fail(\`\${specifier} exports nothing\`);
+  loaded.push(specifier);
+}
+console.log(\`${format}: loaded \${loaded.length} entry points (${extension}); \${needPeer.join(', ')} need their optional peer\`);
+${format === 'esm' ? '' : '}\nmain().catch((error: unknown) => fail(String(error)));\n'}`;
+  const header = [
+    '// Generated by scripts/package-check/install-alone.ts: every entry point of every packed package.',
+    ...(format === 'esm' ? ["import { fileURLToPath } from 'node:url';"] : []),
+    "import path from 'node:path';",
+    ...imports,
+    `export type Entries = [${specifiers.map((_, i) => `typeof entry${i}`).join(', ')}];`,
+  ];
+  return `${header.join('\n')}\n${body}`;
+}
+
+/** tsc's output, one line per diagnostic, for the failure message. */
+const diagnostics = (error: unknown) => messageOf(error).replace(/^/gm, '    ');
+
+/**
+ * Step 6: the application programs and the entries, type-checked by tsc in the scratch project
+ * (strict, skipLibCheck: false) under three resolutions, at once:
+ *   node16  app.mts, app.cts, entries.mts, entries.cts; compiled to out/ for step 7
+ *   bundler app.mts, entries.mts (module: preserve), no emit
+ *   node10  entries-node10.cts (module: commonjs; "exports" ignored, so typesVersions leads):
+ *           every entry but NOT_NODE10's, no emit
+ */
+async function typeCheck(
+  progress: Progress,
+  scratch: string,
+  packed: Map<PackageName, Packed>,
+): Promise<void> {
+  const env = scratchEnv();
+  for (const file of [
+    'app.mts',
+    'app.cts',
+    'tsconfig.node16.json',
+    'tsconfig.bundler.json',
+    'tsconfig.node10.json',
+  ]) {
+    await copyFile(path.join(HERE, 'scratch', file), path.join(scratch, file));
+  }
+  await writeFile(path.join(scratch, 'entries.mts'), entriesProgram(packed, 'esm'));
+  await writeFile(path.join(scratch, 'entries.cts'), entriesProgram(packed, 'cjs'));
+  await writeFile(path.join(scratch, 'entries-node10.cts'), entriesProgram(packed, 'cjs', NOT_NODE10));
+  const { stdout: version } = await run(process.execPath, [TSC, '--version'], {
+    cwd: scratch,
+    env,
+    timeoutMs: 30_000,
+  });
+  progress.detail(
+    `tsc ${version.trim().replace(/^Version /, '')} (the workspace's compiler; it resolves only from ${scratch})`,
+  );
+  const failures: string[] = [];
+  await Promise.all(
+    ['node16', 'bundler', 'node10'].map(async (resolution) => {
+      const started = performance.now();
+      try {
+        await run(process.execPath, [TSC, '-p', `tsconfig.${resolution}.json`], {
+          cwd: scratch,
+          env,
+          timeoutMs: 300_000,
+        });
+        progress.detail(
+          `tsc -p tsconfig.${resolution}.json: no errors (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+        );
+      } catch (error) {
+        failures.push(`tsc -p tsconfig.${resolution}.json:\n${diagnostics(error)}`);
+      }
+    }),
+  );
+  if (failures.length > 0)
+    throw new CheckFailed(`the type-check failed in ${scratch}:\n${failures.join('\n')}`);
+}
+
+/** Step 7: the compiled programs under plain node. */
+async function runApplicationPrograms(progress: Progress, scratch: string): Promise<void> {
+  const env = scratchEnv();
+  for (const program of ['out/app.mjs', 'out/app.cjs', 'out/entries.mjs', 'out/entries.cjs']) {
+    const started = performance.now();
+    const { stdout, stderr } = await run(process.execPath, [program], {
+      cwd: scratch,
+      env,
+      timeoutMs: 60_000,
+    });
+    progress.detail(`node ${program} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     progress.detail(`${stdout}${stderr}`.trimEnd().replace(/^/gm, '  '));
   }
 }
@@ -403,18 +571,33 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
 
-  console.log(`install-alone: @queueport/conformance from its tarball, in a scratch project (seed ${seed})`);
+  console.log(`install-alone: every package from its tarball, in a scratch npm project (seed ${seed})`);
   try {
-    await progress.step('dist of core, memory and conformance', () => ensureDist(progress, rebuild));
+    await progress.step('dist of every package', () => ensureDist(progress, rebuild));
     const packDir = await mkdtemp(path.join(os.tmpdir(), 'queueport-pack-'));
     temporary.push(packDir);
-    const packed = await progress.step('pnpm pack', () => pack(progress, packDir));
+    const packed = await progress.step('pnpm pack', async () => {
+      const result = await packAll(progress, packDir);
+      checkDependencies(progress, result);
+      return result;
+    });
     const scratch = await mkdtemp(path.join(os.tmpdir(), 'queueport-install-alone-'));
     temporary.push(scratch);
-    await progress.step('npm install into a scratch project', () => install(progress, scratch, packed));
+    const lock = await progress.step('npm install into a scratch project', () =>
+      install(progress, scratch, packed),
+    );
+    await progress.step('conformance alone: no ledger, webhook or database client', async () =>
+      verifyConformanceAlone(progress, lock),
+    );
     await progress.step('no native modules', () => verifyNoNative(progress, scratch));
     await progress.step('conformance from plain node (ESM, CommonJS)', () =>
-      runPrograms(progress, scratch, seed),
+      runConformancePrograms(progress, scratch, seed),
+    );
+    await progress.step('tsc: strict, skipLibCheck false (node16, bundler, node10)', () =>
+      typeCheck(progress, scratch, packed),
+    );
+    await progress.step('typed queue and cross-build QueueError from plain node (ESM, CommonJS)', () =>
+      runApplicationPrograms(progress, scratch),
     );
     console.log(`\ninstall-alone: passed\n${progress.summary()}`);
     return 0;

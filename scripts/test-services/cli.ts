@@ -3,7 +3,7 @@ import { messageOf } from './errors';
 import { redactUrl } from './redact';
 import type { ServiceInfo } from './types';
 
-const USAGE = `usage: node --conditions=source --import tsx scripts/test-services/cli.ts [--json] [--check]
+const USAGE = `usage: node --conditions=@queueport/source --import tsx scripts/test-services/cli.ts [--json] [--check]
   Makes Redis, PostgreSQL and an SQS-compatible server reachable and prints where they are.
   Without --check it keeps what it started running until Ctrl-C.
   --json   print the connection info as JSON on stdout

@@ -4,8 +4,8 @@ import { openSqliteLedger } from '@queueport/ledger/sqlite';
 
 /**
  * One contender in the SQLite claim race. It opens its own connection through the package's
- * TypeScript sources (run with `--import tsx --conditions=source`), then for each round waits at a
- * barrier until every worker is ready and claims the round's id at the round's time.
+ * TypeScript sources (run with `--import tsx --conditions=@queueport/source`), then for each round
+ * waits at a barrier until every worker is ready and claims the round's id at the round's time.
  */
 export interface ClaimRound {
   eventId: string;

@@ -56,7 +56,8 @@ const WORKERS = 8;
 /**
  * The worker runs the package's TypeScript sources. `execArgv: ['--import', 'tsx']` does not
  * reach a worker's own entry module on Node 20, so a two-line bootstrap registers tsx's loader in
- * the worker and then imports the entry; `--conditions=source` makes @queueport/* resolve to src/.
+ * the worker and then imports the entry; `--conditions=@queueport/source` makes @queueport/*
+ * resolve to src/.
  */
 function tsxEsmApi(): string {
   // The ESM entry whatever conditions this process runs with: the CommonJS one cannot register.
@@ -73,7 +74,7 @@ function tsWorker(entry: URL, workerData: unknown): Worker {
   const bootstrap =
     `import(${JSON.stringify(tsxApi)})` +
     `.then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData, execArgv: ['--conditions=source'] });
+  return new Worker(bootstrap, { eval: true, workerData, execArgv: ['--conditions=@queueport/source'] });
 }
 
 /** Runs WORKERS threads, each with its own connection to `filename`, through the same claim rounds. */

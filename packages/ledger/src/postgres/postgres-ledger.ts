@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/core/driver';
-import type pg from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { decideClaim } from '../claim-decision';
 import { invalidArgument, leaseLost, ledgerClosed } from '../errors';
 import type {
@@ -31,13 +31,13 @@ export interface PostgresLedgerOptions {
   /** Used to create a pool the ledger owns (and ends on close). Without it and `pool`, pg reads PG* variables. */
   connectionString?: string;
   /** A pool the application owns: the ledger uses it and leaves it open on close. */
-  pool?: pg.Pool;
+  pool?: Pool;
   /** Where the tables live (created when missing). Default "public". */
   schema?: string;
   clock?: Clock;
 }
 
-type Queryable = Pick<pg.PoolClient, 'query'>;
+type Queryable = Pick<PoolClient, 'query'>;
 type Statement = CompiledSql & { name: string };
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -52,14 +52,14 @@ const CLAIM_ROUNDS = 3;
  * awaits anything but the database.
  */
 export class PostgresLedger implements Ledger {
-  readonly #pool: pg.Pool;
+  readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #clock: Clock;
   readonly #statements: Record<LedgerStatementKey, Statement>;
   readonly #lockRow: CompiledSql & { name: string };
   #closed = false;
 
-  private constructor(pool: pg.Pool, ownsPool: boolean, clock: Clock, table: string, schema: string) {
+  private constructor(pool: Pool, ownsPool: boolean, clock: Clock, table: string, schema: string) {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.#clock = clock;
