@@ -35,7 +35,22 @@ export {
   type QueueErrorOptions,
   redactSecrets,
 } from './errors';
+export {
+  type EmitterOptions,
+  type ErrorEventBase,
+  type EventListener,
+  type EventLogger,
+  type EventSource,
+  type EventsShape,
+  eventNames,
+  type ListenerErrorEvent,
+  QUEUE_EVENT_NAMES,
+  type QueueEvents,
+  TypedEmitter,
+  type Unsubscribe,
+} from './events';
 export * from './limits';
+export * from './payloads';
 export * from './queue';
 export {
   type BackoffPolicy,

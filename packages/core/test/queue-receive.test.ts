@@ -113,12 +113,12 @@ describe('delivery settlement', () => {
 
   it('ack, release, extendLease and deadLetter reach the driver with the receipt', async () => {
     const driver = new RecordingDriver();
-    const delivery = await oneDelivery(driver);
-    await delivery.extendLease(60);
-    await delivery.release({ delaySeconds: 30 });
-    await delivery.release();
-    await delivery.ack();
-    await delivery.deadLetter('poison');
+    const extended = await oneDelivery(driver);
+    await extended.extendLease(60);
+    await extended.release({ delaySeconds: 30 });
+    await (await oneDelivery(driver)).release();
+    await (await oneDelivery(driver)).ack();
+    await (await oneDelivery(driver)).deadLetter('poison');
     expect(driver.extensions).toEqual([{ receipt: 'r-1', leaseSeconds: 60 }]);
     expect(driver.releases).toEqual([
       { receipt: 'r-1', delaySeconds: 30 },
@@ -126,6 +126,23 @@ describe('delivery settlement', () => {
     ]);
     expect(driver.acks).toEqual(['r-1']);
     expect(driver.deadLettered).toEqual([{ receipt: 'r-1', reason: 'poison' }]);
+  });
+
+  it('refuses any settle or extension of a settled delivery, without asking the driver', async () => {
+    const driver = new RecordingDriver();
+    const delivery = await oneDelivery(driver);
+    await delivery.release();
+    const after = [
+      () => delivery.ack(),
+      () => delivery.release({ delaySeconds: 5 }),
+      () => delivery.extendLease(60),
+      () => delivery.deadLetter('late'),
+    ];
+    for (const settle of after) await expect(settle()).rejects.toMatchObject({ code: 'LEASE_LOST' });
+    expect(driver.releases).toEqual([{ receipt: 'r-1', delaySeconds: 0 }]);
+    expect(driver.acks).toEqual([]);
+    expect(driver.extensions).toEqual([]);
+    expect(driver.deadLettered).toEqual([]);
   });
 
   it('checks a release delay with the same rule as publish', async () => {

@@ -1,9 +1,12 @@
 import { QueueError } from '../errors';
+import type { AnyEvents, EventMap } from '../payloads';
 import { Queue, type QueueOptions } from '../queue/queue';
 import type { AdapterDefinition, OpenContext, QueueAdmin } from './adapter-definition';
 import { redactUrl } from './redact-url';
 
-export interface OpenQueueOptions extends QueueOptions, Pick<OpenContext, 'env'> {
+export interface OpenQueueOptions<E extends EventMap = AnyEvents>
+  extends QueueOptions<E>,
+    Pick<OpenContext, 'env'> {
   adapters: readonly AdapterDefinition[];
 }
 
@@ -54,13 +57,16 @@ export class AdapterRegistry {
   }
 
   /** Opens the portable Queue over the driver the URL names. */
-  async openQueue(url: string | URL, options: QueueOptions & Pick<OpenContext, 'env'> = {}): Promise<Queue> {
+  async openQueue<E extends EventMap = AnyEvents>(
+    url: string | URL,
+    options: QueueOptions<E> & Pick<OpenContext, 'env'> = {},
+  ): Promise<Queue<E>> {
     const { env, ...queueOptions } = options;
     const driver = await this.openDriver(url, {
       ...(queueOptions.clock ? { clock: queueOptions.clock } : {}),
       ...(env ? { env } : {}),
     });
-    return new Queue(driver, queueOptions);
+    return new Queue<E>(driver, queueOptions);
   }
 
   async openAdmin(url: string | URL, context: OpenContext = {}): Promise<QueueAdmin> {
@@ -73,7 +79,10 @@ export class AdapterRegistry {
 }
 
 /** `openQueue('memory://orders', { adapters: [memoryAdapter] })`: the Queue for a URL, by scheme. */
-export function openQueue(url: string | URL, options: OpenQueueOptions): Promise<Queue> {
+export function openQueue<E extends EventMap = AnyEvents>(
+  url: string | URL,
+  options: OpenQueueOptions<E>,
+): Promise<Queue<E>> {
   const { adapters, ...rest } = options;
   return new AdapterRegistry(adapters).openQueue(url, rest);
 }

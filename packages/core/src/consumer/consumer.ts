@@ -1,20 +1,43 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { QueueError } from '../errors';
+import { isQueueError, QueueError } from '../errors';
+import {
+  type EventListener,
+  type EventLogger,
+  type EventSource,
+  TypedEmitter,
+  type Unsubscribe,
+} from '../events';
 import { checkOptions } from '../options';
+import type { AnyEvents, EventMap } from '../payloads';
 import type { Delivery } from '../queue/delivery';
 import { checkLeaseSeconds, checkWaitSeconds } from '../queue/message-checks';
 import type { Queue } from '../queue/queue';
 import { type BackoffPolicy, backoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry';
+import {
+  CONSUMER_EVENT_NAMES,
+  type ConsumerErrorEvent,
+  type ConsumerEvents,
+  type ConsumerStats,
+} from './consumer-events';
 import { DEFAULT_REDELIVERY, decideOnFailure } from './failure-policy';
-import { type DeadLetterSink, giveUpDelivery } from './give-up';
+import { type DeadLetterSink, giveUpDelivery, keepDelaySeconds } from './give-up';
 import { LeaseKeeper, LeaseLostSignal } from './lease-keeper';
 
+export type { ConsumerStats } from './consumer-events';
+
 export interface HandlerContext {
-  /** Aborted when the lease is lost: the work may be done twice, so stop side effects if you can. */
+  /**
+   * Aborted when the delivery's lease is lost, when the handler runs past `handlerTimeoutMs`, or
+   * when `close({ timeoutMs })` runs out first (`signal.reason` says which). The message comes
+   * back and the work may be done twice, so stop side effects if you can.
+   */
   signal: AbortSignal;
 }
 
-export type Handler = (delivery: Delivery, context: HandlerContext) => Promise<void>;
+export type Handler<E extends EventMap = AnyEvents> = (
+  delivery: Delivery<E>,
+  context: HandlerContext,
+) => Promise<void>;
 
 export interface ConsumeOptions {
   /** Deliveries handled at once. Default 1. */
@@ -41,16 +64,31 @@ export interface ConsumeOptions {
    * backoff instead: queueport never drops a message silently.
    */
   onDeadLetter?: DeadLetterSink;
-  /** Failures that are not the handler's own result: receive, ack, release, extension. */
+  /**
+   * How long a handler may run, in milliseconds of the Queue's clock; no limit by default. Past
+   * it the handler's signal is aborted, its slot is freed at once (the consumer stops waiting for
+   * it), and its delivery is a failed one: released with the failure policy's backoff, or given
+   * up once the policy's attempts are spent, so a message whose handler always hangs ends in the
+   * dead letters instead of coming back forever.
+   */
+  handlerTimeoutMs?: number;
+  /** Where problem events that nothing listens to are logged (once per kind); the Queue's `logger` by default. */
+  logger?: EventLogger;
+  /**
+   * Failures that are not the handler's own result (receive, ack, release, extension): a
+   * listener of the `error` and `lease-lost` events.
+   */
   onError?: (error: unknown, delivery?: Delivery) => void;
 }
 
-export interface ConsumerStats {
-  received: number;
-  acked: number;
-  released: number;
-  deadLettered: number;
-  errors: number;
+export interface CloseOptions {
+  /**
+   * How long in-flight handlers may still run, in milliseconds of the Queue's clock. Then their
+   * signals are aborted, their unsettled deliveries are released with no delay (so they come back
+   * at once), and close resolves without waiting for those handlers. Without it, close waits for
+   * every handler to finish (as long as `handlerTimeoutMs` allows, if set).
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -62,31 +100,64 @@ const RECEIVE_ERROR_BACKOFF: BackoffPolicy = { baseMs: 200, maxMs: 30_000, jitte
 /** The shortest long poll a consumer takes, other than none: one millisecond. */
 const MIN_WAIT_SECONDS = 0.001;
 
-/** The loop behind `queue.consume`. Stops by draining: no new receives, in-flight work finishes. */
-export class Consumer {
-  readonly stats: ConsumerStats = { received: 0, acked: 0, released: 0, deadLettered: 0, errors: 0 };
-  /** Resolves when the loop has stopped and every in-flight delivery is settled. */
+/** Why the consumer stopped waiting for a handler that is still running. */
+interface Cut {
+  cause: 'handler-timeout' | 'closing';
+  error: QueueError;
+}
+
+/** A delivery whose handler is running. */
+interface Running {
+  readonly delivery: Delivery;
+  /** Resolved when the consumer stops waiting for the handler; the first cut wins. */
+  readonly cut: Deferred<Cut>;
+}
+
+/**
+ * The loop behind `queue.consume`. Stops by draining: no new receives, in-flight work finishes
+ * (within close's `timeoutMs`, if given). Emits its events through `on` / `once` / `off`.
+ */
+export class Consumer implements EventSource<ConsumerEvents> {
+  readonly stats: ConsumerStats = {
+    received: 0,
+    acked: 0,
+    released: 0,
+    deadLettered: 0,
+    errors: 0,
+    timedOut: 0,
+  };
+  /** Resolves when the loop has stopped and every in-flight delivery is settled (or released at close's bound). */
   readonly done: Promise<void>;
   readonly #queue: Queue;
   readonly #handler: Handler;
+  readonly #events: TypedEmitter<ConsumerEvents>;
   readonly #stop = new AbortController();
+  /** Aborted once the loop has ended: drops a close bound still waiting on the clock. */
+  readonly #ended = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #running = new Set<Running>();
   /**
    * Resolved whenever a delivery finishes. Waiting on this instead of Promise.race(inFlight)
    * keeps a full consumer from piling a reaction onto every in-flight promise per freed slot.
    */
-  #slotFreed = deferred();
+  #slotFreed = deferred<void>();
   readonly #concurrency: number;
   readonly #leaseSeconds: number;
   readonly #waitSeconds: number;
   readonly #retry: RetryPolicy;
+  readonly #handlerTimeoutMs: number | undefined;
   /** One timer for every held lease; absent where the driver cannot extend leases. */
   readonly #leases: LeaseKeeper | undefined;
   readonly #options: ConsumeOptions;
+  /** close's bound ran out: whatever is in flight, or arrives, is released at once. */
+  #forced = false;
+  #abandoned = 0;
+  /** `drained` is due at the next empty receive: armed at start and by every delivery. */
+  #drainArmed = true;
 
   constructor(queue: Queue, handler: Handler, consumeOptions: ConsumeOptions, onStopped: () => void) {
     // Everything is checked here, before the loop starts: a bad option would otherwise fail
-    // every receive of the loop, reported to onError again and again instead of once.
+    // every receive of the loop, reported again and again instead of once.
     if (typeof handler !== 'function') {
       throw new QueueError('INVALID_ARGUMENT', 'consume takes a handler function', {
         details: { field: 'handler' },
@@ -109,13 +180,27 @@ export class Consumer {
       );
     }
     this.#retry = redeliveryPolicy(options.retry, caps.deadLetter.redriveAfterReceives, queue.name);
+    this.#handlerTimeoutMs = options.handlerTimeoutMs;
+    this.#events = new TypedEmitter<ConsumerEvents>({
+      source: `consumer over ${queue.name}`,
+      names: CONSUMER_EVENT_NAMES,
+      problems: ['lease-lost'],
+      logger: options.logger ?? queue.logger,
+    });
+    const onError = options.onError;
+    if (onError) {
+      this.#events.on('error', (event) =>
+        onError(event.error, 'delivery' in event ? event.delivery : undefined),
+      );
+      this.#events.on('lease-lost', (event) => onError(event.error, event.delivery));
+    }
     this.#leases = caps.leaseExtension
       ? new LeaseKeeper(queue.clock, this.#leaseSeconds, (error, delivery) =>
-          this.#reportError(error, delivery),
+          this.#leaseLost(delivery, error, 'extension'),
         )
       : undefined;
     if (options.signal?.aborted) this.#stop.abort();
-    options.signal?.addEventListener('abort', () => this.#stop.abort(), { once: true });
+    options.signal?.addEventListener('abort', () => this.#beginStop(undefined), { once: true });
     this.done = this.#run().finally(onStopped);
   }
 
@@ -123,10 +208,56 @@ export class Consumer {
     return this.#stop.signal.aborted;
   }
 
-  /** Stops receiving and waits for in-flight deliveries to settle. */
-  async close(): Promise<void> {
-    this.#stop.abort();
+  on<K extends keyof ConsumerEvents & string>(
+    name: K,
+    listener: EventListener<ConsumerEvents[K]>,
+  ): Unsubscribe {
+    return this.#events.on(name, listener);
+  }
+
+  once<K extends keyof ConsumerEvents & string>(
+    name: K,
+    listener: EventListener<ConsumerEvents[K]>,
+  ): Unsubscribe {
+    return this.#events.once(name, listener);
+  }
+
+  off<K extends keyof ConsumerEvents & string>(name: K, listener: EventListener<ConsumerEvents[K]>): void {
+    this.#events.off(name, listener);
+  }
+
+  listenerCount(name: keyof ConsumerEvents & string): number {
+    return this.#events.listenerCount(name);
+  }
+
+  /**
+   * Stops receiving and waits for in-flight deliveries to settle: all of them, or for at most
+   * `timeoutMs`, after which the rest are released at once (see CloseOptions). Can be called
+   * again, for instance with a bound after a close without one.
+   */
+  async close(closeOptions: CloseOptions = {}): Promise<void> {
+    const { timeoutMs } = checkOptions('close options', closeOptions);
+    this.#beginStop(timeoutMs);
+    if (timeoutMs !== undefined && !this.#ended.signal.aborted) {
+      this.#queue.clock.sleep(timeoutMs, this.#ended.signal).then(
+        () => this.#force(),
+        () => {},
+      );
+    }
     await this.done;
+  }
+
+  #beginStop(timeoutMs: number | undefined): void {
+    if (this.#stop.signal.aborted) return;
+    this.#stop.abort();
+    this.#events.emit('closing', { timeoutMs, inFlight: this.#running.size });
+  }
+
+  /** close's bound ran out: stop waiting for every handler still running. */
+  #force(): void {
+    if (this.#forced) return;
+    this.#forced = true;
+    for (const running of this.#running) running.cut.resolve(closingCut());
   }
 
   async #run(): Promise<void> {
@@ -155,10 +286,15 @@ export class Consumer {
         consecutiveErrors = 0;
       } catch (error) {
         if (signal.aborted) break;
-        this.#reportError(error);
+        this.#problem({ kind: 'receive', error });
         consecutiveErrors++;
         await this.#pause(backoffDelay(consecutiveErrors, RECEIVE_ERROR_BACKOFF));
         continue;
+      }
+      if (batch.length > 0) this.#drainArmed = true;
+      else if (this.#drainArmed && this.#inFlight.size === 0) {
+        this.#drainArmed = false;
+        this.#events.emit('drained', { stats: { ...this.stats } });
       }
       // An empty answer sooner than the long poll (no wait asked, or a provider that does not
       // wait) would otherwise spin the loop and starve the event loop.
@@ -167,6 +303,7 @@ export class Consumer {
       } else if (batch.length === 0 && this.#waitSeconds === 0) await this.#pause(50);
       for (const delivery of batch) {
         this.stats.received++;
+        if (this.#events.has('received')) this.#events.emit('received', { delivery });
         const task: Promise<void> = this.#handle(delivery).finally(() => {
           this.#inFlight.delete(task);
           this.#slotFreed.resolve();
@@ -176,40 +313,95 @@ export class Consumer {
       }
     }
     await Promise.allSettled([...this.#inFlight]);
+    this.#ended.abort();
+    this.#events.emit('closed', { stats: { ...this.stats }, abandoned: this.#abandoned });
   }
 
   async #handle(delivery: Delivery): Promise<void> {
-    const lease = this.#leases?.hold(delivery);
-    let failure: { error: unknown } | undefined;
-    try {
-      await this.#handler(delivery, lease?.context ?? new LeaseLostSignal());
-    } catch (error) {
-      failure = { error };
-    } finally {
-      // An extension under way finishes first, so it never races the settle below.
-      await lease?.release();
-    }
-    if (delivery.settled) {
-      if (failure) this.#reportError(failure.error, delivery);
+    if (this.#forced) {
+      // Arrived after close's bound ran out: not handed to the handler at all.
+      await this.#settle(delivery, () => this.#releaseAtOnce(delivery));
       return;
     }
-    try {
-      if (!failure) {
-        await delivery.ack();
-        this.stats.acked++;
-        return;
+    const lease = this.#leases?.hold(delivery);
+    const context = lease?.context ?? new LeaseLostSignal();
+    const running: Running = { delivery, cut: deferred<Cut>() };
+    this.#running.add(running);
+    const timer = this.#handlerTimeoutMs === undefined ? undefined : this.#timeout(running);
+    const outcome = await Promise.race([this.#call(delivery, context), running.cut.promise]);
+    timer?.abort();
+    this.#running.delete(running);
+    if (outcome && 'cause' in outcome) context.lose(outcome.error);
+    // An extension under way finishes first, so it never races the settle below.
+    await lease?.release();
+    if (outcome && 'cause' in outcome) {
+      if (outcome.cause === 'closing') this.#abandoned++;
+      else {
+        this.stats.timedOut++;
+        this.#events.emit('handler-timeout', { delivery, timeoutMs: this.#handlerTimeoutMs! });
       }
-      const caps = this.#queue.capabilities;
-      const decision = decideOnFailure(failure.error, delivery.receiveCount, this.#retry, caps);
-      if (decision.action === 'release') {
-        await delivery.release({ delaySeconds: decision.delaySeconds });
-        this.stats.released++;
-      } else {
-        await this.#deadLetter(delivery, decision.reason);
-      }
-    } catch (error) {
-      this.#reportError(error, delivery);
+      if (delivery.settled) return;
+      if (outcome.cause === 'closing') await this.#settle(delivery, () => this.#releaseAtOnce(delivery));
+      else await this.#settle(delivery, () => this.#fail(delivery, outcome.error, 'handler-timeout'));
+      return;
     }
+    if (delivery.settled) {
+      if (outcome) this.#problem({ kind: 'handler-after-settle', error: outcome.error, delivery });
+      return;
+    }
+    await this.#settle(delivery, async () => {
+      if (outcome) return this.#fail(delivery, outcome.error, 'handler-failed');
+      await delivery.ack();
+      this.stats.acked++;
+      if (this.#events.has('acked')) this.#events.emit('acked', { delivery });
+    });
+  }
+
+  /** Runs the handler; resolves with its failure, if any, and never rejects. */
+  async #call(delivery: Delivery, context: LeaseLostSignal): Promise<{ error: unknown } | undefined> {
+    try {
+      await this.#handler(delivery, context);
+      return undefined;
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  /** Cuts the handler short once `handlerTimeoutMs` has passed; abort the result to disarm. */
+  #timeout(running: Running): AbortController {
+    const timer = new AbortController();
+    const timeoutMs = this.#handlerTimeoutMs!;
+    this.#queue.clock.sleep(timeoutMs, timer.signal).then(
+      () =>
+        running.cut.resolve({
+          cause: 'handler-timeout',
+          error: new QueueError('UNAVAILABLE', `the handler did not settle within ${timeoutMs} ms`, {
+            details: { handlerTimeoutMs: timeoutMs },
+          }),
+        }),
+      () => {},
+    );
+    return timer;
+  }
+
+  /** The failure policy's answer to a failed (or timed-out) handler, carried out. */
+  async #fail(
+    delivery: Delivery,
+    error: unknown,
+    cause: 'handler-failed' | 'handler-timeout',
+  ): Promise<void> {
+    const decision = decideOnFailure(error, delivery.receiveCount, this.#retry, this.#queue.capabilities);
+    this.#events.emit('handler-failed', { delivery, error, decision });
+    if (decision.action === 'give-up') return this.#deadLetter(delivery, decision.reason);
+    await delivery.release({ delaySeconds: decision.delaySeconds });
+    this.stats.released++;
+    this.#events.emit('released', { delivery, delaySeconds: decision.delaySeconds, cause, error });
+  }
+
+  async #releaseAtOnce(delivery: Delivery): Promise<void> {
+    await delivery.release({ delaySeconds: 0 });
+    this.stats.released++;
+    this.#events.emit('released', { delivery, delaySeconds: 0, cause: 'closing' });
   }
 
   async #deadLetter(delivery: Delivery, reason: string): Promise<void> {
@@ -219,10 +411,31 @@ export class Consumer {
     });
     if (result !== 'kept') {
       this.stats.deadLettered++;
+      this.#events.emit('dead-lettered', {
+        delivery,
+        reason,
+        to: result === 'dead-lettered' ? 'dead-letters' : 'sink',
+      });
       return;
     }
     this.stats.released++;
-    this.#reportError(new Error(`no dead-letter destination; released instead: ${reason}`), delivery);
+    const delaySeconds = keepDelaySeconds(this.#queue.capabilities, this.#retry.maxMs);
+    this.#events.emit('released', { delivery, delaySeconds, cause: 'kept' });
+    this.#problem({
+      kind: 'no-dead-letter',
+      error: new Error(`no dead-letter destination; released instead: ${reason}`),
+      delivery,
+    });
+  }
+
+  /** Runs a settle; its failure is reported, never thrown: the message comes back when its lease ends. */
+  async #settle(delivery: Delivery, settle: () => Promise<void>): Promise<void> {
+    try {
+      await settle();
+    } catch (error) {
+      if (isQueueError(error, 'LEASE_LOST')) this.#leaseLost(delivery, error, 'settle');
+      else this.#problem({ kind: 'settle', error, delivery });
+    }
   }
 
   async #pause(ms: number): Promise<void> {
@@ -233,10 +446,25 @@ export class Consumer {
     }
   }
 
-  #reportError(error: unknown, delivery?: Delivery): void {
+  #problem(event: ConsumerErrorEvent): void {
     this.stats.errors++;
-    this.#options.onError?.(error, delivery);
+    this.#events.emit('error', event);
   }
+
+  #leaseLost(delivery: Delivery, error: unknown, during: 'extension' | 'settle'): void {
+    this.stats.errors++;
+    this.#events.emit('lease-lost', { delivery, error, during });
+  }
+}
+
+function closingCut(): Cut {
+  return {
+    cause: 'closing',
+    error: new QueueError(
+      'CLOSED',
+      'the consumer closed before this handler settled; its delivery is released',
+    ),
+  };
 }
 
 /** The consumer's policy, refused when the provider's own redrive would take messages before it gives up. */
@@ -263,9 +491,14 @@ function redeliveryPolicy(
   return policy;
 }
 
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
     resolve = r;
   });
   return { promise, resolve };

@@ -1,6 +1,7 @@
+import type { Capabilities } from '../capabilities';
+import type { AnyDelivery, AnyQueue } from '../queue/any-queue';
 import type { Delivery } from '../queue/delivery';
 import { fitDelay } from '../queue/message-checks';
-import type { Queue } from '../queue/queue';
 
 /** Where the application keeps what it gave up on, when the provider has no dead letters to move to. */
 export type DeadLetterSink = (delivery: Delivery, reason: string) => Promise<void>;
@@ -20,8 +21,8 @@ export type GiveUpResult =
  * `keepDelayMs`, so that nothing is ever dropped silently.
  */
 export async function giveUpDelivery(
-  queue: Queue,
-  delivery: Delivery,
+  queue: AnyQueue,
+  delivery: AnyDelivery,
   reason: string,
   options: { sink?: DeadLetterSink | undefined; keepDelayMs: number },
 ): Promise<GiveUpResult> {
@@ -34,6 +35,11 @@ export async function giveUpDelivery(
     await delivery.ack();
     return 'sunk';
   }
-  await delivery.release({ delaySeconds: fitDelay(options.keepDelayMs / 1000, queue.capabilities) });
+  await delivery.release({ delaySeconds: keepDelaySeconds(queue.capabilities, options.keepDelayMs) });
   return 'kept';
+}
+
+/** The delay a kept delivery is released for: `keepDelayMs`, fitted to what the queue can delay. */
+export function keepDelaySeconds(caps: Capabilities, keepDelayMs: number): number {
+  return fitDelay(keepDelayMs / 1000, caps);
 }

@@ -1,10 +1,20 @@
 export {
+  type CloseOptions,
   type ConsumeOptions,
   Consumer,
-  type ConsumerStats,
   type Handler,
   type HandlerContext,
 } from './consumer';
+export {
+  CONSUMER_EVENT_NAMES,
+  type ConsumerErrorEvent,
+  type ConsumerEvents,
+  type ConsumerReleaseCause,
+  type ConsumerStats,
+  type DeadLetteredEvent,
+  type LeaseLostEvent,
+  type ReleasedEvent,
+} from './consumer-events';
 export {
   DEFAULT_REDELIVERY,
   decideOnFailure,

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { QueueError } from '../errors';
 import {
+  closeOptionsSchema,
   consumeOptionsSchema,
   publishInputSchema,
   queueOptionsSchema,
@@ -29,6 +30,7 @@ const compiled = {
   'receive options': { validate: ajv.compile(receiveOptionsSchema), nested: [] },
   'publish input': { validate: ajv.compile(publishInputSchema), nested: [] },
   'release entry': { validate: ajv.compile(releaseEntrySchema), nested: [] },
+  'close options': { validate: ajv.compile(closeOptionsSchema), nested: [] },
 } satisfies Record<string, { validate: ValidateFunction; nested: readonly string[] }>;
 
 export type OptionsKind = keyof typeof compiled;

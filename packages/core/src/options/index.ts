@@ -1,5 +1,6 @@
 export { checkOptions, type OptionProblem, type OptionsKind } from './check-options';
 export {
+  closeOptionsSchema,
   consumeOptionsSchema,
   publishInputSchema,
   queueOptionsSchema,

@@ -10,6 +10,10 @@
 const fn = { isFunction: true } as const;
 const finite = { type: 'number' } as const;
 const nonNegative = { type: 'number', minimum: 0 } as const;
+/** A process timeout in milliseconds: a timer past 2^31 - 1 ms would fire at once. */
+const timeoutMs = { type: 'number', minimum: 0, maximum: 2_147_483_647 } as const;
+/** Where unheard problem events are logged: anything with a `warn(message)`. */
+const logger = { type: 'object', required: ['warn'], properties: { warn: fn } } as const;
 
 export const retryPolicySchema = {
   type: 'object',
@@ -49,6 +53,9 @@ export const queueOptionsSchema = {
       properties: { onRetry: fn, onInvalidMessage: fn, onBridgeError: fn },
     },
     defaultLeaseSeconds: finite,
+    logger,
+    // Each value's shape (a Standard Schema) is checked by checkPayloadSchemas, with its type in the message.
+    payloadSchemas: { type: 'object' },
   },
 } as const;
 
@@ -65,7 +72,18 @@ export const consumeOptionsSchema = {
     retry: retryPolicySchema,
     onDeadLetter: fn,
     onError: fn,
+    // 0 would time every handler out before it starts.
+    handlerTimeoutMs: { type: 'number', exclusiveMinimum: 0, maximum: timeoutMs.maximum },
+    logger,
   },
+} as const;
+
+/** `consumer.close(options)`, `queue.close(options)`, `worker.close(options)`. */
+export const closeOptionsSchema = {
+  $id: 'https://queueport.dev/schemas/close-options.json',
+  type: 'object',
+  additionalProperties: false,
+  properties: { timeoutMs },
 } as const;
 
 export const receiveOptionsSchema = {

@@ -1,8 +1,11 @@
-import type { Envelope } from '../envelope';
+import type { AnyEvents, EnvelopeOf, EventMap } from '../payloads';
 
-/** One received message. Settle it exactly once: ack, release or deadLetter. */
-export interface Delivery {
-  readonly envelope: Envelope;
+/**
+ * One received message. Settle it exactly once: ack, release or deadLetter. On a typed queue,
+ * checking `envelope.type` narrows `envelope.payload`.
+ */
+export interface Delivery<E extends EventMap = AnyEvents> {
+  readonly envelope: EnvelopeOf<E>;
   /**
    * The message body exactly as it was read from the queue, which decodes to `envelope` (checked
    * in full, digest included). Forward these bytes rather than encoding `envelope` again.

@@ -1,3 +1,4 @@
+export type { AnyDelivery, AnyQueue } from './any-queue';
 export type { Delivery } from './delivery';
 export { checkDelay, fitDelay, messageSizeBytes } from './message-checks';
 export {

@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import {
   assertCapabilities,
   type Capabilities,
@@ -5,13 +6,31 @@ import {
   type PortableLimits,
 } from '../capabilities';
 import { type Clock, systemClock } from '../clock';
-import { type ConsumeOptions, Consumer, type Handler } from '../consumer/consumer';
+import { type CloseOptions, type ConsumeOptions, Consumer, type Handler } from '../consumer/consumer';
 import { BRIDGE_RESERVED_BYTES, DelayBridge } from '../delay-bridge';
 import type { Driver, DriverMessage, OutgoingMessage, PublishOutcome, SettleOutcome } from '../driver';
-import { decodeEnvelope, type Envelope, type EnvelopeInput } from '../envelope';
+import { decodeEnvelope, type Envelope } from '../envelope';
 import { prepareEncodedEnvelope } from '../envelope/validate';
 import { normalizeError, QueueError } from '../errors';
+import {
+  type EventListener,
+  type EventLogger,
+  type EventSource,
+  listenWithHooks,
+  QUEUE_EVENT_NAMES,
+  type QueueEvents,
+  TypedEmitter,
+  type Unsubscribe,
+} from '../events';
 import { checkOptions } from '../options';
+import {
+  type AnyEvents,
+  checkPayloadSchemas,
+  type EnvelopeInputOf,
+  type EventMap,
+  type PayloadSchemas,
+  payloadProblem,
+} from '../payloads';
 import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '../retry';
 import type { Delivery } from './delivery';
 import {
@@ -28,8 +47,8 @@ import {
 import { type DeliverySettler, ReceivedDelivery } from './received-delivery';
 import { decisiveError, type EntryFailure, sendWithEntryRetry } from './send-with-entry-retry';
 
-export interface PublishInput {
-  envelope: EnvelopeInput;
+export interface PublishInput<E extends EventMap = AnyEvents> {
+  envelope: EnvelopeInputOf<E>;
   attributes?: Record<string, string>;
   /** Per-group ordering key; only for drivers whose manifest declares `fifo-per-group`. */
   groupId?: string;
@@ -66,16 +85,26 @@ export interface QueueHooks {
   onBridgeError?(info: { eventId: string; messageId: string; error: QueueError }): void;
 }
 
-export interface QueueOptions {
+export interface QueueOptions<E extends EventMap = AnyEvents> {
   /** Retries of the driver's calls; defaults to `DEFAULT_RETRY`. */
   retry?: Partial<RetryPolicy>;
   /** Narrow the portable limits further; they can never be widened past the driver's manifest. */
   limits?: PortableLimits;
   /** The clock for leases, the delay bridge and consumer timing; retries of network calls always use real time. */
   clock?: Clock;
+  /** Listeners of the `retry`, `invalid-message` and `bridge-error` events, set at construction. */
   hooks?: QueueHooks;
+  /** Where problem events nothing listens to are logged, once per kind (its consumers' too); `console` by default. */
+  logger?: EventLogger;
   /** Lease used by `receive` when none is given. */
   defaultLeaseSeconds?: number;
+  /**
+   * A Standard Schema per event type (zod, valibot, arktype…). Declared, they type the queue
+   * (`Queue<E>` is inferred from them) and every payload is checked: a publish that fails is
+   * refused with the path of the field, a received one is dead-lettered with the reason and
+   * never reaches a handler. A type with no schema is refused the same way.
+   */
+  payloadSchemas?: PayloadSchemas<E>;
 }
 
 /** Bounds the passes of one receive that found only bridge hops or invalid bodies. */
@@ -87,21 +116,25 @@ const MAX_EMPTY_PASSES = 50;
  * retries, batching to the manifest's limits, delays past the provider's native maximum) so a
  * driver stays a thin translation of a few calls.
  */
-export class Queue implements DeliverySettler {
+export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, EventSource<QueueEvents> {
   readonly driver: Driver;
   /** The driver's manifest narrowed to the portable limits: what this queue enforces. */
   readonly capabilities: Capabilities;
   readonly clock: Clock;
   readonly #retry: RetryPolicy;
-  readonly #hooks: QueueHooks;
+  /** Where this queue and its consumers log problem events that nothing listens to. */
+  readonly logger: EventLogger;
+  readonly #events: TypedEmitter<QueueEvents>;
   readonly #defaultLease: number;
   readonly #bridge: DelayBridge | undefined;
+  readonly #payloadSchemas: Readonly<Record<string, StandardSchemaV1>> | undefined;
   readonly #consumers = new Set<Consumer>();
   #closed = false;
+  #closing: Promise<void> | undefined;
   /** Consumers drain after close() began: their settles must still reach the driver until it closes. */
   #driverClosed = false;
 
-  constructor(driver: Driver, queueOptions: QueueOptions = {}) {
+  constructor(driver: Driver, queueOptions: QueueOptions<E> = {}) {
     checkDriver(driver);
     const options = checkOptions('queue options', queueOptions);
     assertCapabilities(driver.capabilities, driver.name);
@@ -109,12 +142,21 @@ export class Queue implements DeliverySettler {
     this.capabilities = effectiveCapabilities(driver.capabilities, options.limits, BRIDGE_RESERVED_BYTES);
     this.clock = options.clock ?? systemClock;
     this.#retry = resolveRetryPolicy(options.retry, DEFAULT_RETRY);
-    this.#hooks = options.hooks ?? {};
+    this.logger = options.logger ?? console;
+    this.#events = new TypedEmitter<QueueEvents>({
+      source: `queue over ${driver.name}`,
+      names: QUEUE_EVENT_NAMES,
+      problems: ['invalid-message', 'bridge-error'],
+      logger: this.logger,
+    });
+    listenWithHooks(this.#events, options.hooks);
     const { delay } = this.capabilities;
     this.#bridge =
       delay.nativeMaxSeconds < delay.maxSeconds ? new DelayBridge(this.capabilities, this.clock) : undefined;
     this.#defaultLease = options.defaultLeaseSeconds ?? Math.min(30, this.capabilities.leaseSeconds.max);
     checkLeaseSeconds(this.#defaultLease, this.capabilities, 'defaultLeaseSeconds');
+    this.#payloadSchemas =
+      options.payloadSchemas === undefined ? undefined : checkPayloadSchemas(options.payloadSchemas);
   }
 
   get name(): string {
@@ -126,7 +168,23 @@ export class Queue implements DeliverySettler {
     return this.#bridge !== undefined;
   }
 
-  async publish(input: PublishInput): Promise<PublishReceipt> {
+  on<K extends keyof QueueEvents & string>(name: K, listener: EventListener<QueueEvents[K]>): Unsubscribe {
+    return this.#events.on(name, listener);
+  }
+
+  once<K extends keyof QueueEvents & string>(name: K, listener: EventListener<QueueEvents[K]>): Unsubscribe {
+    return this.#events.once(name, listener);
+  }
+
+  off<K extends keyof QueueEvents & string>(name: K, listener: EventListener<QueueEvents[K]>): void {
+    this.#events.off(name, listener);
+  }
+
+  listenerCount(name: keyof QueueEvents & string): number {
+    return this.#events.listenerCount(name);
+  }
+
+  async publish(input: PublishInput<E>): Promise<PublishReceipt> {
     const [receipt] = await this.publishBatch([input]);
     return receipt!;
   }
@@ -135,12 +193,20 @@ export class Queue implements DeliverySettler {
    * Validates every message before sending any, so a rejected batch enqueues nothing. Sends in
    * chunks of the manifest's `batch.publish`; entries that fail retryably are retried on their own.
    */
-  async publishBatch(inputs: readonly PublishInput[]): Promise<PublishReceipt[]> {
+  async publishBatch(inputs: readonly PublishInput<E>[]): Promise<PublishReceipt[]> {
     this.#assertOpen();
     // Read once, holes refused: `[a, , b]` would otherwise reach the driver with a gap in it.
     const prepared = entriesOf(inputs, 'publishBatch', 'inputs').map((input, index) =>
-      this.#prepare(input, index),
+      // The payload's type is a compile-time claim; #prepare checks the value as JSON at run time.
+      this.#prepare(input as unknown as PublishInput, index),
     );
+    const schemas = this.#payloadSchemas;
+    if (schemas) {
+      // The prepared envelope is checked, not the input: it is the snapshot that gets sent.
+      const problems = await Promise.all(prepared.map((p) => payloadProblem(schemas, p.envelope)));
+      const index = problems.findIndex((problem) => problem !== undefined);
+      if (index !== -1) throw withEntryField(problems[index]!, index);
+    }
     const outcomes = await this.#publishOutgoing(prepared.map((p) => p.outgoing));
     const error = decisiveError(outcomes);
     if (error) throw error;
@@ -152,7 +218,7 @@ export class Queue implements DeliverySettler {
     }));
   }
 
-  async receive(receiveOptions: ReceiveOptions = {}): Promise<Delivery[]> {
+  async receive(receiveOptions: ReceiveOptions = {}): Promise<Delivery<E>[]> {
     this.#assertOpen();
     const options = checkOptions('receive options', receiveOptions);
     const caps = this.capabilities;
@@ -179,15 +245,20 @@ export class Queue implements DeliverySettler {
       if (messages.length === 0) return [];
       const deliveries = await this.#arrive(messages, startedAt + leaseSeconds * 1000);
       // A pass that held only hops or bad bodies says nothing about what is behind them.
-      if (deliveries.length > 0 || options.signal?.aborted) return deliveries;
+      // Every delivery's payload passed its schema (#arrive), which is what makes the cast true.
+      if (deliveries.length > 0 || options.signal?.aborted) return deliveries as unknown as Delivery<E>[];
     }
     return [];
   }
 
   /** Acks many deliveries in chunks of `batch.settle`; one outcome per delivery, never a throw per entry. */
-  async ackBatch(deliveries: readonly Delivery[]): Promise<SettleResult[]> {
+  async ackBatch(deliveries: readonly Delivery<E>[]): Promise<SettleResult[]> {
     this.#assertDriverOpen();
     const own = entriesOf(deliveries, 'ackBatch', 'deliveries').map((delivery) => this.#own(delivery));
+    return this.#ack(own);
+  }
+
+  #ack(own: readonly ReceivedDelivery[]): Promise<SettleResult[]> {
     return this.#settleMany(own, 'ack', (chunk) => this.driver.ack(chunk.map((d) => d.receipt)));
   }
 
@@ -196,7 +267,7 @@ export class Queue implements DeliverySettler {
    * delay). Delays past the provider's native maximum are re-sent through the delay bridge.
    */
   async releaseBatch(
-    entries: ReadonlyArray<{ delivery: Delivery; delaySeconds?: number }>,
+    entries: ReadonlyArray<{ delivery: Delivery<E>; delaySeconds?: number }>,
   ): Promise<SettleResult[]> {
     this.#assertDriverOpen();
     const checked = entriesOf(entries, 'releaseBatch', 'entries').map((entry, index) => {
@@ -206,6 +277,12 @@ export class Queue implements DeliverySettler {
         delaySeconds: checkDelay(delaySeconds ?? 0, this.capabilities, 'release delay'),
       };
     });
+    return this.#release(checked);
+  }
+
+  async #release(
+    checked: ReadonlyArray<{ delivery: ReceivedDelivery; delaySeconds: number }>,
+  ): Promise<SettleResult[]> {
     const results = new Array<SettleResult>(checked.length);
     const native: number[] = [];
     const bridged: Array<{ index: number; hop: OutgoingMessage }> = [];
@@ -244,32 +321,50 @@ export class Queue implements DeliverySettler {
   }
 
   /** Runs `handler` over deliveries until closed; see ConsumeOptions for the policy. */
-  consume(handler: Handler, options: ConsumeOptions = {}): Consumer {
+  consume(handler: Handler<E>, options: ConsumeOptions = {}): Consumer {
     this.#assertOpen();
-    const consumer = new Consumer(this, handler, options, () => this.#consumers.delete(consumer));
+    // The consumer never reads a payload: it only hands the Queue's own deliveries to the handler.
+    const consumer = new Consumer(this as unknown as Queue, handler as unknown as Handler, options, () =>
+      this.#consumers.delete(consumer),
+    );
     this.#consumers.add(consumer);
     return consumer;
   }
 
-  /** Drains every consumer, then closes the driver. Idempotent. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Drains every consumer (within `timeoutMs`, as `consumer.close` does), then closes the driver.
+   * Idempotent: a later call waits for the same close, and a bound it gives applies too.
+   */
+  async close(closeOptions: CloseOptions = {}): Promise<void> {
+    const options = checkOptions('close options', closeOptions);
+    if (this.#closing) {
+      if (options.timeoutMs !== undefined) {
+        for (const consumer of this.#consumers) void consumer.close(options);
+      }
+      return this.#closing;
+    }
     this.#closed = true;
-    await Promise.all([...this.#consumers].map((consumer) => consumer.close()));
-    this.#driverClosed = true;
-    await this.driver.close();
+    this.#events.emit('closing', { timeoutMs: options.timeoutMs });
+    this.#closing = (async () => {
+      await Promise.all([...this.#consumers].map((consumer) => consumer.close(options)));
+      this.#driverClosed = true;
+      await this.driver.close();
+      this.#events.emit('closed', {});
+    })();
+    return this.#closing;
   }
 
   // DeliverySettler: what a single delivery's methods call.
 
   async ackOne(delivery: ReceivedDelivery): Promise<void> {
-    throwIfFailed(await this.ackBatch([delivery]));
+    this.#assertDriverOpen();
+    throwIfFailed(await this.#ack([this.#own(delivery)]));
   }
 
   async releaseOne(delivery: ReceivedDelivery, delaySeconds: number | undefined): Promise<void> {
-    throwIfFailed(
-      await this.releaseBatch([{ delivery, ...(delaySeconds === undefined ? {} : { delaySeconds }) }]),
-    );
+    this.#assertDriverOpen();
+    const checkedDelay = checkDelay(delaySeconds ?? 0, this.capabilities, 'release delay');
+    throwIfFailed(await this.#release([{ delivery: this.#own(delivery), delaySeconds: checkedDelay }]));
   }
 
   async extendOne(delivery: ReceivedDelivery, leaseSeconds: number): Promise<void> {
@@ -482,6 +577,11 @@ export class Queue implements DeliverySettler {
         ? this.#bridge.arrive(message, envelope.event_id)
         : ({ due: true, attributes: message.attributes, receiveCount: message.receiveCount } as const);
       if (arrival.due) {
+        const problem = this.#payloadSchemas && (await payloadProblem(this.#payloadSchemas, envelope));
+        if (problem) {
+          await this.#refuseInvalid(message, problem);
+          continue;
+        }
         deliveries.push(new ReceivedDelivery(this, message, envelope, arrival, leaseExpiresAt));
       } else {
         const carrier = new ReceivedDelivery(
@@ -499,7 +599,7 @@ export class Queue implements DeliverySettler {
       results.forEach((result, index) => {
         if (result.ok) return;
         const { delivery } = hops[index]!;
-        this.#hooks.onBridgeError?.({
+        this.#events.emit('bridge-error', {
           eventId: delivery.envelope.event_id,
           messageId: delivery.messageId,
           error: result.error,
@@ -510,12 +610,13 @@ export class Queue implements DeliverySettler {
   }
 
   async #refuseInvalid(message: DriverMessage, error: QueueError): Promise<void> {
-    this.#hooks.onInvalidMessage?.({
+    const move = this.driver.deadLetter;
+    this.#events.emit('invalid-message', {
       messageId: message.messageId,
       receiveCount: message.receiveCount,
       error,
+      deadLetter: Boolean(this.capabilities.deadLetter.move && move),
     });
-    const move = this.driver.deadLetter;
     if (!this.capabilities.deadLetter.move || !move) return;
     const [outcome] = await sendWithEntryRetry(
       [{ receipt: message.receipt, reason: error.message }],
@@ -525,7 +626,7 @@ export class Queue implements DeliverySettler {
     if (outcome && !outcome.ok) throw outcome.error;
   }
 
-  #own(delivery: Delivery): ReceivedDelivery {
+  #own(delivery: Delivery<E> | ReceivedDelivery): ReceivedDelivery {
     if (!(delivery instanceof ReceivedDelivery) || delivery.settler !== this) {
       throw new QueueError(
         'INVALID_ARGUMENT',
@@ -543,7 +644,7 @@ export class Queue implements DeliverySettler {
       policy: this.#retry,
       context: {
         onRetry: (info: { attempt: number; delayMs: number; error: QueueError }) =>
-          this.#hooks.onRetry?.({ operation, ...info }),
+          this.#events.emit('retry', { operation, ...info }),
       },
     };
   }
@@ -555,7 +656,7 @@ export class Queue implements DeliverySettler {
       this.#retry,
       {
         ...(signal ? { signal } : {}),
-        onRetry: (info) => this.#hooks.onRetry?.({ operation, ...info }),
+        onRetry: (info) => this.#events.emit('retry', { operation, ...info }),
       },
     );
   }
@@ -567,6 +668,11 @@ export class Queue implements DeliverySettler {
   #assertDriverOpen(): void {
     if (this.#driverClosed) throw new QueueError('CLOSED', `queue over ${this.driver.name} is closed`);
   }
+}
+
+/** Which entry of a batch a payload problem is about. */
+function withEntryField(problem: QueueError, index: number): QueueError {
+  return new QueueError(problem.code, problem.message, { details: { ...problem.details, index } });
 }
 
 function throwIfFailed(results: readonly SettleResult[]): void {

@@ -1,23 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AnyDelivery,
+  type AnyQueue,
   type Clock,
+  type CloseOptions,
   type ConsumeOptions,
   type Consumer,
-  type Delivery,
+  type ConsumerEvents,
   type Envelope,
+  type EventListener,
+  type EventLogger,
+  type EventSource,
   fitDelay,
   giveUpDelivery,
   isQueueError,
   nextRetry,
-  type Queue,
   QueueError,
   type RetryPolicy,
+  TypedEmitter,
+  type Unsubscribe,
 } from '@queueport/core';
 import type { ClaimResult, Ledger } from '@queueport/ledger';
 import type { Destination, DestinationRegistry } from '../destinations';
 import { resolveRetrySchedule } from '../retry';
 import type { DeliveryOutcome, WebhookSender } from '../sender';
 import { type CrashInjector, type CrashPoint, SimulatedCrash } from './crash-points';
+import {
+  DELIVERY_WORKER_EVENT_NAMES,
+  type DeliveryWorkerEvents,
+  FORWARDED_CONSUMER_EVENTS,
+  type WorkerReleaseCause,
+} from './worker-events';
 
 export type DeliveryResult =
   | 'delivered'
@@ -38,7 +51,8 @@ export interface DeliveryReport {
 }
 
 export interface DeliveryWorkerOptions {
-  queue: Queue;
+  /** Any queue, typed or not: the worker forwards bodies and never reads a payload's type. */
+  queue: AnyQueue;
   ledger: Ledger;
   sender: WebhookSender;
   /** Where an event goes. No destination is a terminal failure, recorded in the ledger. */
@@ -51,7 +65,10 @@ export interface DeliveryWorkerOptions {
   registry?: DestinationRegistry;
   workerId?: string;
   clock?: Clock;
+  /** A listener of the `report` event: every processed delivery's result. */
   onReport?: (report: DeliveryReport) => void;
+  /** Where problem events nothing listens to are logged (once per kind); the queue's `logger` by default. */
+  logger?: EventLogger;
   /** Test hook: dies at the chosen points, abandoning the delivery (leases are left to lapse). */
   crash?: CrashInjector;
 }
@@ -67,18 +84,31 @@ type Settlement =
  * Joins queue, ledger and sender: claim in the ledger, send, commit the outcome, then ack. Each
  * step is its own short transaction; nothing is held open across the HTTP call.
  */
-export class DeliveryWorker {
+export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
   readonly workerId: string;
   readonly ledgerLeaseSeconds: number;
   readonly #options: DeliveryWorkerOptions;
   readonly #clock: Clock;
   readonly #retry: RetryPolicy;
+  readonly #events: TypedEmitter<DeliveryWorkerEvents>;
+  /** The consumers `start()` made that have not stopped yet. */
+  readonly #consumers = new Set<Consumer>();
+  #abandoned = 0;
+  #closing: Promise<void> | undefined;
 
   constructor(options: DeliveryWorkerOptions) {
     this.#options = options;
     this.#clock = options.clock ?? options.queue.clock;
     this.#retry = resolveRetrySchedule(options.retry);
     this.workerId = options.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
+    this.#events = new TypedEmitter<DeliveryWorkerEvents>({
+      source: `delivery worker ${this.workerId}`,
+      names: DELIVERY_WORKER_EVENT_NAMES,
+      problems: ['lease-lost'],
+      logger: options.logger ?? options.queue.logger,
+    });
+    const { onReport } = options;
+    if (onReport) this.#events.on('report', (report) => onReport(report));
     const margin = options.leaseMarginSeconds ?? DEFAULT_MARGIN_SECONDS;
     const floor = options.sender.requestTimeoutMs / 1000 + margin;
     this.ledgerLeaseSeconds = options.ledgerLeaseSeconds ?? Math.ceil(floor + margin);
@@ -97,9 +127,38 @@ export class DeliveryWorker {
     }
   }
 
-  /** Runs the worker over the queue until the consumer is closed. */
+  on<K extends keyof DeliveryWorkerEvents & string>(
+    name: K,
+    listener: EventListener<DeliveryWorkerEvents[K]>,
+  ): Unsubscribe {
+    return this.#events.on(name, listener);
+  }
+
+  once<K extends keyof DeliveryWorkerEvents & string>(
+    name: K,
+    listener: EventListener<DeliveryWorkerEvents[K]>,
+  ): Unsubscribe {
+    return this.#events.once(name, listener);
+  }
+
+  off<K extends keyof DeliveryWorkerEvents & string>(
+    name: K,
+    listener: EventListener<DeliveryWorkerEvents[K]>,
+  ): void {
+    this.#events.off(name, listener);
+  }
+
+  listenerCount(name: keyof DeliveryWorkerEvents & string): number {
+    return this.#events.listenerCount(name);
+  }
+
+  /**
+   * Runs the worker over the queue until the consumer is closed (or the worker is). The
+   * consumer's events are emitted by the worker too; `handlerTimeoutMs` bounds one delivery.
+   */
   start(options: ConsumeOptions = {}): Consumer {
     const { queue } = this.#options;
+    if (this.#closing) throw new QueueError('CLOSED', `delivery worker ${this.workerId} is closed`);
     const leaseSeconds =
       options.leaseSeconds ?? Math.min(queue.capabilities.leaseSeconds.max, this.ledgerLeaseSeconds);
     const redrive = queue.capabilities.deadLetter.redriveAfterReceives;
@@ -119,31 +178,73 @@ export class DeliveryWorker {
         `queue lease ${leaseSeconds} s is shorter than the ledger lease and ${queue.name} cannot extend leases`,
       );
     }
-    return queue.consume(
+    const consumer = queue.consume(
       async (delivery) => {
         await this.process(delivery);
       },
       { ...options, leaseSeconds },
     );
+    this.#forward(consumer);
+    return consumer;
+  }
+
+  /**
+   * Closes every consumer `start()` made, each within `timeoutMs` as `consumer.close` does
+   * (then their unsettled deliveries are released at once), and resolves once all have stopped.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
+    if (this.#closing) {
+      // A later close with a bound applies it to a close already under way.
+      if (options?.timeoutMs !== undefined) {
+        await Promise.all([...this.#consumers].map((consumer) => consumer.close(options)));
+      }
+      return this.#closing;
+    }
+    this.#events.emit('closing', { timeoutMs: options?.timeoutMs });
+    this.#closing = Promise.all([...this.#consumers].map((consumer) => consumer.close(options))).then(() => {
+      this.#events.emit('closed', { abandoned: this.#abandoned });
+    });
+    return this.#closing;
+  }
+
+  /** Re-emits a consumer's events as the worker's own until it stops. */
+  #forward(consumer: Consumer): void {
+    this.#consumers.add(consumer);
+    const stops = FORWARDED_CONSUMER_EVENTS.map((name) =>
+      consumer.on(name, (payload) => {
+        // Someone else listening on the consumer (its onError, say) has heard a problem already.
+        const heard = consumer.listenerCount(name) > 1;
+        this.#events.emit(name, payload as never, heard);
+      }),
+    );
+    const closed: EventListener<ConsumerEvents['closed']> = ({ abandoned }) => {
+      this.#abandoned += abandoned;
+    };
+    stops.push(consumer.once('closed', closed));
+    const stopped = () => {
+      for (const stop of stops) stop();
+      this.#consumers.delete(consumer);
+    };
+    consumer.done.then(stopped, stopped);
   }
 
   /** Handles one delivery end to end and settles it, except after a (simulated) crash. */
-  async process(delivery: Delivery): Promise<DeliveryResult> {
+  async process(delivery: AnyDelivery): Promise<DeliveryResult> {
     const eventId = delivery.envelope.event_id;
     try {
       const report = await this.#process(delivery);
-      this.#options.onReport?.(report);
+      this.#events.emit('report', report);
       return report.result;
     } catch (error) {
       if (error instanceof SimulatedCrash) {
-        this.#options.onReport?.({ eventId, result: 'crashed', crashedAt: error.point });
+        this.#events.emit('report', { eventId, result: 'crashed', crashedAt: error.point });
         return 'crashed';
       }
       throw error;
     }
   }
 
-  async #process(delivery: Delivery): Promise<DeliveryReport> {
+  async #process(delivery: AnyDelivery): Promise<DeliveryReport> {
     const { ledger, sender, route, registry } = this.#options;
     const { envelope } = delivery;
     const eventId = envelope.event_id;
@@ -166,16 +267,11 @@ export class DeliveryWorker {
     }
     if (claim.status === 'delivered' || claim.status === 'failed') {
       this.#checkpoint('before-ack', eventId);
-      await delivery.ack();
+      await this.#ack(delivery, 'already-settled');
       return { eventId, result: 'already-settled' };
     }
     if (claim.status === 'busy') {
-      await delivery.release({
-        delaySeconds: fitDelay(
-          (claim.leaseUntil - this.#clock.now()) / 1000,
-          this.#options.queue.capabilities,
-        ),
-      });
+      await this.#release(delivery, (claim.leaseUntil - this.#clock.now()) / 1000, 'busy');
       return { eventId, result: 'busy' };
     }
     this.#checkpoint('after-claim', eventId);
@@ -195,17 +291,18 @@ export class DeliveryWorker {
       if (!isQueueError(error, 'LEASE_LOST')) throw error;
       // Our lease lapsed and another worker took the event: it owns the outcome now. Give the
       // message back so whoever is left settles it by reading the ledger.
-      await this.#settleQuietly(() => delivery.release({ delaySeconds: 0 }));
+      this.#events.emit('lease-lost', { delivery, error, during: 'ledger-commit' });
+      await this.#settleQuietly(() => this.#release(delivery, 0, 'ledger-lease-lost'));
       return { eventId, result: 'lease-lost', attempt: claim.attempt, outcome };
     }
     this.#checkpoint('after-commit', eventId);
 
     this.#checkpoint('before-ack', eventId);
-    if (settlement.result === 'delivered') await delivery.ack();
+    if (settlement.result === 'delivered') await this.#ack(delivery, 'delivered');
     else if (settlement.result === 'retry-scheduled') {
-      await delivery.release({
-        delaySeconds: fitDelay(settlement.delayMs / 1000, this.#options.queue.capabilities),
-      });
+      const { delayMs } = settlement;
+      this.#events.emit('retry', { delivery, eventId, attempt: claim.attempt, delayMs, outcome });
+      await this.#release(delivery, delayMs / 1000, 'retry-scheduled');
     } else await this.#giveUp(delivery, settlement.reason);
     return { eventId, result: settlement.result, attempt: claim.attempt, outcome };
   }
@@ -241,11 +338,28 @@ export class DeliveryWorker {
    * Terminal, by core's one give-up rule: the message goes to the dead letters where the provider
    * can move it, else it is acked, since the ledger (the worker's sink) already holds the failure.
    */
-  async #giveUp(delivery: Delivery, reason: string): Promise<void> {
-    await giveUpDelivery(this.#options.queue, delivery, reason, {
+  async #giveUp(delivery: AnyDelivery, reason: string): Promise<void> {
+    const result = await giveUpDelivery(this.#options.queue, delivery, reason, {
       sink: ledgerHoldsIt,
       keepDelayMs: this.#retry.maxMs,
     });
+    // The ledger is always there as a sink: nothing is ever 'kept'.
+    this.#events.emit('dead-lettered', {
+      delivery,
+      reason,
+      to: result === 'dead-lettered' ? 'dead-letters' : 'sink',
+    });
+  }
+
+  async #ack(delivery: AnyDelivery, result: 'delivered' | 'already-settled'): Promise<void> {
+    await delivery.ack();
+    this.#events.emit('acked', { delivery, result });
+  }
+
+  async #release(delivery: AnyDelivery, seconds: number, cause: WorkerReleaseCause): Promise<void> {
+    const delaySeconds = fitDelay(seconds, this.#options.queue.capabilities);
+    await delivery.release({ delaySeconds });
+    this.#events.emit('released', { delivery, delaySeconds, cause });
   }
 
   #checkpoint(point: CrashPoint, eventId: string): void {

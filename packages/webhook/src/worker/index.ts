@@ -5,3 +5,8 @@ export {
   DeliveryWorker,
   type DeliveryWorkerOptions,
 } from './delivery-worker';
+export {
+  DELIVERY_WORKER_EVENT_NAMES,
+  type DeliveryWorkerEvents,
+  type WorkerReleaseCause,
+} from './worker-events';
