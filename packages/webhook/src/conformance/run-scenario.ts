@@ -84,6 +84,9 @@ export async function runCrashScenario(
             workerId: `w${i}`,
           }),
       );
+      // A re-taken lease is how an injected crash shows itself: expected here, and what the
+      // properties judge is the ledger and the receiver, so it is heard rather than logged.
+      for (const worker of workers) worker.on('lease-lost', () => {});
       const published = new Set<string>();
       const enqueued = new Map<string, Set<string>>();
       for (const { event, gapSeconds, delaySeconds, variant = 0 } of scenario.publishes) {
