@@ -145,6 +145,32 @@ describe('delivery settlement', () => {
     expect(driver.deadLettered).toEqual([]);
   });
 
+  it('answers a settled delivery in a batch with LEASE_LOST and settles the rest', async () => {
+    const driver = new RecordingDriver();
+    driver.inbox.push(message(1), message(2));
+    const queue = new Queue(driver);
+    const [first, second] = await queue.receive({ maxMessages: 2 });
+    await first!.ack();
+    const acked = await queue.ackBatch([first!, second!]);
+    expect(acked.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual(['LEASE_LOST', 'ok']);
+    const released = await queue.releaseBatch([{ delivery: first! }, { delivery: second! }]);
+    expect(released.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual(['LEASE_LOST', 'LEASE_LOST']);
+    expect(driver.acks).toEqual(['r-1', 'r-2']);
+    expect(driver.releases).toEqual([]);
+  });
+
+  it('refuses a bridged release of a settled delivery before anything is re-sent', async () => {
+    const driver = new RecordingDriver({
+      capabilities: { delay: { maxSeconds: 604_800, nativeMaxSeconds: 900, fractional: false } },
+    });
+    const delivery = await oneDelivery(driver);
+    await delivery.ack();
+    const before = driver.published.length;
+    await expect(delivery.release({ delaySeconds: 86_400 })).rejects.toMatchObject({ code: 'LEASE_LOST' });
+    expect(driver.published.length).toBe(before);
+    expect(driver.extensions).toEqual([]);
+  });
+
   it('checks a release delay with the same rule as publish', async () => {
     const driver = new RecordingDriver();
     const delivery = await oneDelivery(driver);

@@ -475,7 +475,9 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     const live: number[] = [];
     const now = this.clock.now();
     entries.forEach((entry, index) => {
-      if (this.capabilities.staleReceipt === 'ignored' && deliveryOf(entry).leaseExpiresAt <= now) {
+      const delivery = deliveryOf(entry);
+      if (delivery.settled) results[index] = { ok: false, error: alreadySettled(delivery) };
+      else if (this.capabilities.staleReceipt === 'ignored' && delivery.leaseExpiresAt <= now) {
         results[index] = { ok: false, error: leaseLostLocally(this.driver.name) };
       } else live.push(index);
     });
@@ -540,9 +542,11 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     const now = this.clock.now();
     if (this.capabilities.staleReceipt === 'ignored' || !this.capabilities.leaseExtension || !extend) {
       return deliveries.map((delivery) =>
-        this.capabilities.staleReceipt === 'ignored' && delivery.leaseExpiresAt <= now
-          ? { ok: false, error: leaseLostLocally(this.driver.name) }
-          : { ok: true },
+        delivery.settled
+          ? { ok: false, error: alreadySettled(delivery) }
+          : this.capabilities.staleReceipt === 'ignored' && delivery.leaseExpiresAt <= now
+            ? { ok: false, error: leaseLostLocally(this.driver.name) }
+            : { ok: true },
       );
     }
     const { min, max } = this.capabilities.leaseSeconds;
@@ -678,6 +682,19 @@ function withEntryField(problem: QueueError, index: number): QueueError {
 function throwIfFailed(results: readonly SettleResult[]): void {
   const failed = results.find((result): result is EntryFailure => !result.ok);
   if (failed) throw failed.error;
+}
+
+/**
+ * A delivery is settled once. After that its lease is gone even where the provider would still
+ * take the receipt (an SQS receipt, the memory driver's until the next receive), so a handler
+ * the consumer abandoned at close, or one that acks twice, cannot ack a message that was
+ * already released and is on its way to someone else.
+ */
+function alreadySettled(delivery: ReceivedDelivery): QueueError {
+  const eventId = delivery.envelope.event_id;
+  return new QueueError('LEASE_LOST', `delivery of ${eventId} was already settled`, {
+    details: { event_id: eventId },
+  });
 }
 
 function leaseLostLocally(driverName: string): QueueError {

@@ -54,7 +54,7 @@ export class ReceivedDelivery implements Delivery {
   }
 
   ack(): Promise<void> {
-    return this.#settledAlready() ?? this.settler.ackOne(this);
+    return this.settler.ackOne(this);
   }
 
   release(options: { delaySeconds?: number } = {}): Promise<void> {
@@ -65,29 +65,14 @@ export class ReceivedDelivery implements Delivery {
         }),
       );
     }
-    return this.#settledAlready() ?? this.settler.releaseOne(this, options.delaySeconds);
+    return this.settler.releaseOne(this, options.delaySeconds);
   }
 
   extendLease(leaseSeconds: number): Promise<void> {
-    return this.#settledAlready() ?? this.settler.extendOne(this, leaseSeconds);
+    return this.settler.extendOne(this, leaseSeconds);
   }
 
   deadLetter(reason: string): Promise<void> {
-    return this.#settledAlready() ?? this.settler.deadLetterOne(this, reason);
-  }
-
-  /**
-   * A delivery is settled once. After that its lease is gone even where the provider would still
-   * take the receipt (an SQS receipt, the memory driver's until the next receive), so a handler
-   * the consumer abandoned at close, or one that acks twice, cannot ack a message that was
-   * already released and is on its way to someone else.
-   */
-  #settledAlready(): Promise<never> | undefined {
-    if (!this.settled) return undefined;
-    return Promise.reject(
-      new QueueError('LEASE_LOST', `delivery of ${this.envelope.event_id} was already settled`, {
-        details: { event_id: this.envelope.event_id },
-      }),
-    );
+    return this.settler.deadLetterOne(this, reason);
   }
 }
