@@ -51,12 +51,15 @@ function tracked(promise: Promise<unknown>) {
 }
 
 /** A sender whose every request hangs: a receiver that accepts the connection and never answers. */
-function hangingSender(): WebhookSender & { started: number } {
+/** A send that never ends by itself; `signals` keeps the signal each send was given. */
+function hangingSender(): WebhookSender & { started: number; signals: Array<AbortSignal | undefined> } {
   return {
     started: 0,
+    signals: [],
     requestTimeoutMs: 1_000,
-    send() {
+    send(_request, signal) {
       this.started++;
+      this.signals.push(signal);
       return new Promise(() => {});
     },
     close: async () => {},
@@ -238,6 +241,9 @@ describe('DeliveryWorker events', () => {
     expect(namesOf(log).slice(0, 4)).toEqual(['received', 'handler-timeout', 'handler-failed', 'released']);
     expect(payloadOf(log, 'handler-timeout')).toMatchObject({ timeoutMs: 2_000 });
     expect(payloadOf(log, 'released')).toMatchObject({ cause: 'handler-timeout', delaySeconds: 60 });
+    // The request itself is aborted, not only abandoned: the sender was given the handler's signal.
+    expect(hanging.signals).toHaveLength(1);
+    expect(hanging.signals[0]?.aborted).toBe(true);
   });
 
   it('an error its consumer emits is logged once by the worker when nothing listens, and not when onError does', async () => {

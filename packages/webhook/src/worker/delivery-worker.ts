@@ -179,8 +179,8 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
       );
     }
     const consumer = queue.consume(
-      async (delivery) => {
-        await this.process(delivery);
+      async (delivery, { signal }) => {
+        await this.process(delivery, signal);
       },
       { ...options, leaseSeconds },
     );
@@ -228,11 +228,16 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     consumer.done.then(stopped, stopped);
   }
 
-  /** Handles one delivery end to end and settles it, except after a (simulated) crash. */
-  async process(delivery: AnyDelivery): Promise<DeliveryResult> {
+  /**
+   * Handles one delivery end to end and settles it, except after a (simulated) crash. `signal`
+   * (the consumer's: lease lost, handler timeout, close's bound) aborts the HTTP request; the
+   * sender classifies that as a retry, so the ledger records the attempt instead of leaving it
+   * to lapse.
+   */
+  async process(delivery: AnyDelivery, signal?: AbortSignal): Promise<DeliveryResult> {
     const eventId = delivery.envelope.event_id;
     try {
-      const report = await this.#process(delivery);
+      const report = await this.#process(delivery, signal);
       this.#events.emit('report', report);
       return report.result;
     } catch (error) {
@@ -244,7 +249,7 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     }
   }
 
-  async #process(delivery: AnyDelivery): Promise<DeliveryReport> {
+  async #process(delivery: AnyDelivery, signal: AbortSignal | undefined): Promise<DeliveryReport> {
     const { ledger, sender, route, registry } = this.#options;
     const { envelope } = delivery;
     const eventId = envelope.event_id;
@@ -281,7 +286,7 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
       ? { kind: 'terminal', reason: 'no destination for this event', attemptMs: 0 }
       : registry?.isDisabled(destination.id)
         ? { kind: 'terminal', reason: `destination ${destination.id} is disabled`, attemptMs: 0 }
-        : await sender.send({ destination, eventId, body: delivery.body });
+        : await sender.send({ destination, eventId, body: delivery.body }, signal);
     this.#checkpoint('after-send', eventId);
 
     let settlement: Settlement;
