@@ -50,8 +50,10 @@ function tracked(promise: Promise<unknown>) {
   return state;
 }
 
-/** A sender whose every request hangs: a receiver that accepts the connection and never answers. */
-/** A send that never ends by itself; `signals` keeps the signal each send was given. */
+/**
+ * A sender whose every request hangs, as with a receiver that accepts the connection and never
+ * answers; `signals` keeps the signal each send was given.
+ */
 function hangingSender(): WebhookSender & { started: number; signals: Array<AbortSignal | undefined> } {
   return {
     started: 0,

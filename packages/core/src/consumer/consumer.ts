@@ -298,9 +298,9 @@ export class Consumer implements EventSource<ConsumerEvents> {
       }
       // An empty answer sooner than the long poll (no wait asked, or a provider that does not
       // wait) would otherwise spin the loop and starve the event loop.
-      if (batch.length === 0 && this.#queue.clock.now() - startedAt < this.#waitSeconds * 1000) {
-        await this.#pause(50);
-      } else if (batch.length === 0 && this.#waitSeconds === 0) await this.#pause(50);
+      const answeredEarly =
+        this.#waitSeconds === 0 || this.#queue.clock.now() - startedAt < this.#waitSeconds * 1000;
+      if (batch.length === 0 && answeredEarly) await this.#pause(50);
       for (const delivery of batch) {
         this.stats.received++;
         if (this.#events.has('received')) this.#events.emit('received', { delivery });
