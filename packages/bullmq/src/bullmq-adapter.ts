@@ -1,0 +1,89 @@
+import { type AdapterDefinition, defineAdapter, type OpenContext, QueueError } from '@queueport/core/driver';
+import { Redis } from 'ioredis';
+import { bullmqAdmin } from './bullmq-admin';
+import { BullmqDriver } from './bullmq-driver';
+import { type ParsedBullmqUrl, parseBullmqUrl, queueUrl } from './bullmq-url';
+
+export interface BullmqAdapterOptions {
+  /**
+   * Your own ioredis connection, used for every URL instead of one opened from the URL's host
+   * (the URL still names the queue and the options). Never closed by queueport.
+   */
+  connection?: Redis;
+}
+
+/**
+ * `bullmq://host:port/orders?prefix=bull&dedupeWindowSeconds=300`, opened through the adapter
+ * registry like any provider. `createBullmqAdapter({ connection })` uses your own connection.
+ */
+export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): AdapterDefinition {
+  const connect = (parsed: ParsedBullmqUrl) =>
+    adapterOptions.connection
+      ? { connection: adapterOptions.connection, owns: false }
+      : { connection: new Redis({ ...parsed.redis, lazyConnect: false }), owns: true };
+  const parse = (url: URL, context: OpenContext) => parseBullmqUrl(url, context.env ?? process.env);
+  return defineAdapter({
+    scheme: 'bullmq',
+    packageName: '@queueport/bullmq',
+    virtualClock: false,
+    async open(url, context) {
+      const parsed = parse(url, context);
+      if (!parsed.queueName) {
+        throw new QueueError(
+          'INVALID_ARGUMENT',
+          'a bullmq:// URL names its queue: bullmq://127.0.0.1:6379/orders',
+          {
+            details: { field: 'queueName' },
+          },
+        );
+      }
+      const { connection, owns } = connect(parsed);
+      connection.on('error', () => {});
+      const driver = new BullmqDriver({
+        ...parsed.options,
+        connection,
+        queueName: parsed.queueName,
+        ownsConnection: owns,
+      });
+      try {
+        await driver.ensureExists();
+      } catch (error) {
+        await driver.close();
+        throw error;
+      }
+      return driver;
+    },
+    admin(url, context) {
+      const provider = parse(url, context);
+      const { connection, owns } = connect(provider);
+      connection.on('error', () => {});
+      const prefix = provider.options.prefix ?? 'bull';
+      return bullmqAdmin(
+        connection,
+        {
+          prefix,
+          urlOf: (queueName) => queueUrl(url, queueName),
+          locate(queue) {
+            const parsed = parse(new URL(queue), context);
+            if (!parsed.queueName || !sameRedis(parsed, provider)) {
+              throw new QueueError('INVALID_ARGUMENT', "that URL names no queue on this admin's Redis", {
+                details: { field: 'url' },
+              });
+            }
+            return { queueName: parsed.queueName, prefix: parsed.options.prefix ?? 'bull' };
+          },
+        },
+        owns,
+      );
+    },
+  });
+}
+
+function sameRedis(a: ParsedBullmqUrl, b: ParsedBullmqUrl): boolean {
+  return (
+    a.redis.host === b.redis.host && a.redis.port === b.redis.port && (a.redis.db ?? 0) === (b.redis.db ?? 0)
+  );
+}
+
+/** The adapter that opens a connection per URL. */
+export const bullmqAdapter: AdapterDefinition = createBullmqAdapter();

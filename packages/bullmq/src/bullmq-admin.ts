@@ -1,0 +1,132 @@
+import type { CreateQueueRequest, DeadLetterRecord, QueueAdmin, QueueStats } from '@queueport/core';
+import { QueueError } from '@queueport/core/driver';
+import { type Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { decodeJobData, type JobData } from './job-data';
+import { existenceKey } from './queue-keys';
+
+const HELD_STATES = ['waiting', 'prioritized', 'delayed', 'active'] as const;
+
+export interface BullmqAdminTarget {
+  /** Parses a queue's URL into its name and key prefix; refuses URLs of another Redis. */
+  locate(url: string): { queueName: string; prefix: string };
+  /** The URL that opens `queueName` on this Redis. */
+  urlOf(queueName: string): string;
+  prefix: string;
+}
+
+/**
+ * BullMQ's administration through its Queue class. There is nothing to create in Redis, so
+ * `createQueue` checks the connection and marks the queue as existing; deleting obliterates it.
+ * Failed jobs are the dead letters.
+ */
+export function bullmqAdmin(
+  connection: Redis,
+  target: BullmqAdminTarget,
+  closeConnection: boolean,
+): QueueAdmin {
+  const queues = new Map<string, Queue>();
+  const queueOf = (url: string): { queue: Queue; prefix: string } => {
+    const { queueName, prefix } = target.locate(url);
+    const key = `${prefix}:${queueName}`;
+    let queue = queues.get(key);
+    if (!queue) {
+      queue = new Queue(queueName, { connection, prefix });
+      queue.on('error', () => {});
+      queues.set(key, queue);
+    }
+    return { queue, prefix };
+  };
+  const existing = async (url: string) => {
+    const found = queueOf(url);
+    if ((await connection.exists(existenceKey(found.prefix, found.queue.name))) !== 1) {
+      throw new QueueError('NOT_FOUND', `no BullMQ queue ${found.queue.name} was created here`);
+    }
+    return found.queue;
+  };
+  return {
+    async createQueue(request: CreateQueueRequest): Promise<string> {
+      if (request.redriveAfterReceives !== undefined) {
+        throw new QueueError(
+          'INVALID_ARGUMENT',
+          "BullMQ never moves a job to the dead letters by receive count: set the consumer's maxDeliveries instead",
+          { details: { field: 'redriveAfterReceives' } },
+        );
+      }
+      const settings = Object.keys(request.settings ?? {});
+      if (settings.length > 0) {
+        throw new QueueError(
+          'INVALID_ARGUMENT',
+          `BullMQ queues take no settings (got ${settings.join(', ')})`,
+          {
+            details: { field: 'settings' },
+          },
+        );
+      }
+      const url = target.urlOf(request.name);
+      const { queue, prefix } = queueOf(url);
+      await connection.ping();
+      await connection.set(existenceKey(prefix, queue.name), String(Date.now()));
+      return url;
+    },
+    async deleteQueue(url) {
+      const queue = await existing(url);
+      await queue.obliterate({ force: true });
+      const { prefix } = queueOf(url);
+      await connection.del(existenceKey(prefix, queue.name));
+    },
+    async stats(url): Promise<QueueStats> {
+      const queue = await existing(url);
+      const counts = await queue.getJobCounts(...HELD_STATES, 'failed');
+      const depth = HELD_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+      return { depth, oldestReadyAgeSeconds: await oldestReadyAge(queue), deadLetters: counts.failed ?? 0 };
+    },
+    async listDeadLetters(url, { limit }) {
+      const queue = await existing(url);
+      const jobs = await queue.getJobs(['failed'], 0, limit - 1, true);
+      return jobs.filter((job): job is Job => Boolean(job)).map(deadLetterRecord);
+    },
+    async redriveDeadLetters(url, { limit }) {
+      const queue = await existing(url);
+      const jobs = await queue.getJobs(['failed'], 0, limit - 1, true);
+      let moved = 0;
+      for (const job of jobs) {
+        if (!job) continue;
+        await job.retry('failed');
+        moved++;
+      }
+      return moved;
+    },
+    async purge(url) {
+      const queue = await existing(url);
+      await queue.drain(true);
+      await queue.clean(0, Number.MAX_SAFE_INTEGER, 'active');
+    },
+    async close() {
+      await Promise.allSettled([...queues.values()].map((queue) => queue.close()));
+      queues.clear();
+      if (closeConnection) await connection.quit().catch(() => connection.disconnect());
+    },
+  };
+}
+
+/** The oldest job that could be taken now: the tail of the wait list, which BullMQ takes from. */
+async function oldestReadyAge(queue: Queue): Promise<number | null> {
+  const [oldest] = await queue.getJobs(['wait'], -1, -1);
+  if (!oldest) return null;
+  const readySince = oldest.timestamp + (oldest.delay ?? 0);
+  return Math.max(0, (Date.now() - readySince) / 1000);
+}
+
+function deadLetterRecord(job: Job): DeadLetterRecord {
+  const { body, attributes } = decodeJobData(job.data as JobData);
+  return {
+    messageId: job.id!,
+    eventId: job.name,
+    body,
+    attributes,
+    receiveCount: job.attemptsStarted,
+    reason: job.failedReason,
+    at: job.finishedOn,
+  };
+}

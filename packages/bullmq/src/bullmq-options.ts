@@ -1,0 +1,135 @@
+import {
+  type Capabilities,
+  MAX_BODY_BYTES,
+  MAX_DELAY_SECONDS,
+  MAX_LONG_POLL_SECONDS,
+  QueueError,
+} from '@queueport/core/driver';
+import type { Redis } from 'ioredis';
+
+export interface BullmqDriverOptions {
+  /**
+   * Your ioredis connection. BullMQ's workers need `maxRetriesPerRequest: null` on it, so that a
+   * Redis restart holds commands until it is back instead of failing them. The driver never
+   * closes a connection it was given.
+   */
+  connection: Redis;
+  /** The BullMQ queue's name. */
+  queueName: string;
+  /** BullMQ's key prefix. Default `bull`, as in BullMQ. */
+  prefix?: string;
+  /**
+   * How long a repeated event id is absorbed after its first publish, acked or not (BullMQ's
+   * deduplication TTL). Default 300 s, as on SQS and Infrai FIFO queues.
+   */
+  dedupeWindowSeconds?: number;
+  /** How long a completed job stays in Redis. Default, and at least, the dedupe window. */
+  keepCompletedSeconds?: number;
+  /** How long a failed job (a dead letter) stays in Redis. Default 14 days. */
+  keepFailedSeconds?: number;
+  /**
+   * How often the stalled checker looks for jobs whose lock ran out (a lost lease, a crashed
+   * worker) and hands them back. A lost lease comes back within about this long after it ends.
+   * Default 5000 ms.
+   */
+  stalledIntervalMs?: number;
+  /** Largest encoded envelope plus attributes. Default 256 KiB, the portable limit. */
+  maxBodyBytes?: number;
+  /** For messages and logs. Default `bullmq:<queueName>`. */
+  name?: string;
+}
+
+/** What one receive, publish and settle call carries: a Redis round trip each, so batches pay. */
+export const BULLMQ_BATCH = { publish: 500, receive: 50, settle: 100 } as const;
+export const DEFAULT_DEDUPE_WINDOW_SECONDS = 300;
+export const DEFAULT_KEEP_FAILED_SECONDS = 14 * 86_400;
+export const DEFAULT_STALLED_INTERVAL_MS = 5000;
+/** BullMQ keeps a job until it is processed; the manifest needs a finite number. */
+const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
+/** Bodies past this would make every Redis round trip slow for everyone on the server. */
+const LARGEST_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface ResolvedOptions {
+  prefix: string;
+  dedupeWindowSeconds: number;
+  keepCompletedSeconds: number;
+  keepFailedSeconds: number;
+  stalledIntervalMs: number;
+  maxBodyBytes: number;
+}
+
+export function resolveOptions(
+  options: Omit<BullmqDriverOptions, 'connection' | 'queueName'>,
+): ResolvedOptions {
+  const dedupeWindowSeconds = whole(
+    'dedupeWindowSeconds',
+    options.dedupeWindowSeconds,
+    DEFAULT_DEDUPE_WINDOW_SECONDS,
+    1,
+  );
+  const keepCompletedSeconds = whole(
+    'keepCompletedSeconds',
+    options.keepCompletedSeconds,
+    dedupeWindowSeconds,
+    0,
+  );
+  if (keepCompletedSeconds < dedupeWindowSeconds) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      `keepCompletedSeconds (${keepCompletedSeconds}) may not be shorter than the dedupe window (${dedupeWindowSeconds} s)`,
+      { details: { field: 'keepCompletedSeconds' } },
+    );
+  }
+  const prefix = options.prefix ?? 'bull';
+  if (typeof prefix !== 'string' || prefix === '' || prefix.includes(':')) {
+    throw new QueueError('INVALID_ARGUMENT', 'prefix must be a non-empty string without ":"', {
+      details: { field: 'prefix' },
+    });
+  }
+  return {
+    prefix,
+    dedupeWindowSeconds,
+    keepCompletedSeconds,
+    keepFailedSeconds: whole('keepFailedSeconds', options.keepFailedSeconds, DEFAULT_KEEP_FAILED_SECONDS, 0),
+    stalledIntervalMs: whole('stalledIntervalMs', options.stalledIntervalMs, DEFAULT_STALLED_INTERVAL_MS, 10),
+    maxBodyBytes: whole('maxBodyBytes', options.maxBodyBytes, MAX_BODY_BYTES, 1024, LARGEST_BODY_BYTES),
+  };
+}
+
+/** What BullMQ gives, declared as it is: see the package README for each line. */
+export function bullmqCapabilities(options: ResolvedOptions): Capabilities {
+  return {
+    maxBodyBytes: options.maxBodyBytes,
+    // Delays are native to the millisecond, 7 days included; the Queue enforces the maximum.
+    delay: { maxSeconds: MAX_DELAY_SECONDS, nativeMaxSeconds: MAX_DELAY_SECONDS, fractional: true },
+    dedupe: { kind: 'window', windowSeconds: options.dedupeWindowSeconds },
+    // Open-source BullMQ has no message groups; one consumer taking one job at a time sees add order.
+    ordering: 'fifo-single-consumer',
+    leaseExtension: true,
+    leaseSeconds: { min: 1, max: 43_200 },
+    longPollMaxSeconds: MAX_LONG_POLL_SECONDS,
+    receiveCount: true,
+    retentionSeconds: TEN_YEARS_SECONDS,
+    batch: { ...BULLMQ_BATCH },
+    // A lock taken by a later receive has another token: BullMQ refuses the old one.
+    staleReceipt: 'rejected',
+    // Failed jobs are the dead letters; stalls never fail a job (maxStalledCount is unbounded).
+    deadLetter: { move: true, redriveAfterReceives: null },
+  };
+}
+
+function whole(
+  field: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new QueueError('INVALID_ARGUMENT', `${field} must be an integer from ${min} to ${max}`, {
+      details: { field },
+    });
+  }
+  return value;
+}

@@ -1,0 +1,124 @@
+import { QueueError } from '@queueport/core/driver';
+import type { RedisOptions } from 'ioredis';
+import type { BullmqDriverOptions } from './bullmq-options';
+
+type UrlDriverOptions = Omit<BullmqDriverOptions, 'connection' | 'queueName' | 'name'>;
+
+export interface ParsedBullmqUrl {
+  /** Empty for a provider URL (the admin's), which names no queue. */
+  queueName: string;
+  redis: RedisOptions;
+  options: UrlDriverOptions;
+}
+
+const NUMBER_OPTIONS = [
+  'dedupeWindowSeconds',
+  'keepCompletedSeconds',
+  'keepFailedSeconds',
+  'stalledIntervalMs',
+  'maxBodyBytes',
+] as const;
+
+/**
+ * `bullmq://host:port/orders?db=0&prefix=bull&tls=true&passwordEnv=REDIS_PASSWORD`: where Redis
+ * is, the queue's name as the path, and the driver's options as the query. The password is read
+ * from the environment variable that `passwordEnv` names, never from the URL, so a URL can be
+ * logged. Unknown options are refused by name, so a typo never silently means the default.
+ */
+export function parseBullmqUrl(url: URL, env: Readonly<Record<string, string | undefined>>): ParsedBullmqUrl {
+  if (url.username || url.password) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      'bullmq:// URLs carry no credentials: name an environment variable with passwordEnv=',
+      { details: { field: 'password' } },
+    );
+  }
+  const segments = url.pathname.split('/').filter(Boolean).map(decodeSegment);
+  if (segments.length > 1) {
+    throw new QueueError('INVALID_ARGUMENT', 'a bullmq:// URL names one queue: bullmq://host:port/orders', {
+      details: { field: 'queueName' },
+    });
+  }
+  const queueName = segments[0] ?? '';
+  if (queueName.includes(':')) {
+    throw new QueueError('INVALID_ARGUMENT', 'a BullMQ queue name may not contain ":"', {
+      details: { field: 'queueName' },
+    });
+  }
+  const redis: RedisOptions = {
+    host: url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
+    port: url.port ? Number(url.port) : 6379,
+    // Commands wait through a Redis restart instead of failing, as BullMQ's workers need.
+    maxRetriesPerRequest: null,
+  };
+  const options: UrlDriverOptions = {};
+  for (const [key, value] of url.searchParams) {
+    switch (key) {
+      case 'db':
+        redis.db = integer(key, value);
+        break;
+      case 'prefix':
+        options.prefix = value;
+        break;
+      case 'tls':
+        if (value !== 'true' && value !== 'false') throw bad(key, value, 'true or false');
+        if (value === 'true') redis.tls = { servername: redis.host! };
+        break;
+      case 'username':
+        redis.username = value;
+        break;
+      case 'passwordEnv': {
+        const password = env[value];
+        if (password === undefined || password === '') {
+          throw new QueueError('INVALID_ARGUMENT', `bullmq:// passwordEnv names ${value}, which is not set`, {
+            details: { field: 'passwordEnv' },
+          });
+        }
+        redis.password = password;
+        break;
+      }
+      default:
+        if ((NUMBER_OPTIONS as readonly string[]).includes(key)) {
+          options[key as (typeof NUMBER_OPTIONS)[number]] = integer(key, value);
+          break;
+        }
+        throw new QueueError('INVALID_ARGUMENT', `bullmq:// URLs take no option "${key}"`, {
+          details: { field: key },
+        });
+    }
+  }
+  return { queueName, redis, options };
+}
+
+/** The URL of a queue on the same Redis, with the same options. */
+export function queueUrl(provider: URL, queueName: string): string {
+  const url = new URL(provider.href);
+  url.pathname = `/${encodeURIComponent(queueName)}`;
+  return url.href;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new QueueError('INVALID_ARGUMENT', 'a bullmq:// queue name has a malformed %-escape', {
+      details: { field: 'queueName' },
+    });
+  }
+}
+
+function integer(key: string, value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) throw bad(key, value, 'a whole number');
+  return n;
+}
+
+function bad(key: string, value: string, expected: string): QueueError {
+  return new QueueError(
+    'INVALID_ARGUMENT',
+    `bullmq:// option ${key}=${value} is invalid: expected ${expected}`,
+    {
+      details: { field: key },
+    },
+  );
+}
