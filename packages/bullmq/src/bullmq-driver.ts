@@ -12,8 +12,8 @@ import {
   type ReleaseEntry,
   type SettleOutcome,
 } from '@queueport/core/driver';
-import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
-import type { ChainableCommander, Redis } from 'ioredis';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import {
   type BullmqDriverOptions,
   bullmqCapabilities,
@@ -23,6 +23,7 @@ import {
 import { classifyBullmqError } from './classify-error';
 import { decodeJobData, encodeJobData, type JobData } from './job-data';
 import { jobIdFor } from './job-id';
+import { type HeldJob, LeaseLane } from './lease-lane';
 import { MarkerWait } from './marker-wait';
 import { existenceKey } from './queue-keys';
 
@@ -52,15 +53,16 @@ export class BullmqDriver implements Driver {
   readonly #connection: Redis;
   readonly #ownsConnection: boolean;
   readonly #queue: Queue;
-  /** One manual-processing Worker per lock duration: BullMQ takes the lock length from the worker. */
-  readonly #workers = new Map<number, Worker>();
-  /** The jobs this driver holds a lock on, by lock token (the receipt). */
-  readonly #held = new Map<string, Job>();
+  /** One lane (a manual-processing Worker and its fetched-ahead jobs) per lease length. */
+  readonly #lanes = new Map<number, LeaseLane>();
+  /** The jobs this driver holds a lock on, by receipt. */
+  readonly #held = new Map<string, HeldJob>();
   readonly #closing = new AbortController();
   readonly #markers: MarkerWait;
   readonly #instance = randomUUID().slice(0, 8);
   #seq = 0;
   #existsUntil = 0;
+  #opened: Promise<void> | undefined;
   #closed = false;
 
   /** `ownsConnection`: close it on close(), for a connection the adapter opened from a URL. */
@@ -87,64 +89,57 @@ export class BullmqDriver implements Driver {
     this.#markers = new MarkerWait(this.#connection, this.#queue.keys.marker!);
   }
 
-  /** Marks the queue as existing (as opening it does), so deleting it later is noticed. */
-  async ensureExists(): Promise<void> {
-    await this.#connection.set(
-      existenceKey(this.#options.prefix, this.#queue.name),
-      String(Date.now()),
-      'NX',
-    );
+  /**
+   * Marks the queue as existing, so that deleting it later is noticed (NOT_FOUND instead of jobs
+   * written into a deleted queue). The adapter does this when it opens a URL; a driver made
+   * directly does it on its first call.
+   */
+  ensureExists(): Promise<void> {
+    this.#opened ??= this.#connection
+      .set(existenceKey(this.#options.prefix, this.#queue.name), String(Date.now()), 'NX')
+      .then(() => undefined);
+    return this.#opened;
   }
 
   async publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]> {
     this.#assertOpen();
     await this.#assertExists(false);
-    const client = await this.#queue.getBackend().client;
-    // One transaction: whether each job or its dedupe key existed is read in the same atomic step
-    // as the add, because BullMQ answers a duplicate exactly as it answers a new job.
-    // BullMQ's transaction is ioredis's own MULTI with its script runner added.
-    const multi = client.multi() as unknown as ChainableCommander;
-    for (const message of messages) {
-      const jobId = jobIdFor(message.dedupeKey);
-      const job = new Job(this.#queue, message.eventId, encodeJobData(message), {
-        jobId,
-        delay: Math.round(message.delaySeconds * 1000),
-        attempts: 1,
-        deduplication: { id: jobId, ttl: this.#options.dedupeWindowSeconds * 1000 },
-      });
-      multi.exists(this.#queue.toKey(jobId));
-      multi.exists(`${this.#queue.keys.de}:${jobId}`);
-      try {
-        // Queues the add on the transaction synchronously; its answer comes from exec.
-        job.addJob(multi as never).catch(() => {});
-      } catch (raw) {
-        multi.discard();
-        throw new QueueError('INTERNAL', `${this.name}: BullMQ refused job ${jobId}: ${messageOf(raw)}`);
-      }
-    }
-    const results = (await multi.exec()) ?? [];
-    return messages.map((_, index): PublishOutcome => {
-      const [jobError, jobExisted] = results[index * 3] ?? [];
-      const [dedupeError, dedupeExisted] = results[index * 3 + 1] ?? [];
-      const [addError, added] = results[index * 3 + 2] ?? [];
-      const failure = addError ?? jobError ?? dedupeError;
-      if (failure || typeof added !== 'string') {
-        return { ok: false, error: this.#error(failure ?? new Error(`add answered ${String(added)}`)) };
-      }
-      return { ok: true, messageId: added, duplicate: jobExisted === 1 || dedupeExisted === 1 };
+    const ttl = this.#options.dedupeWindowSeconds * 1000;
+    const requested = messages.map((message) => {
+      const dedupeId = jobIdFor(message.dedupeKey);
+      // A job id of its own per publish: BullMQ answers a deduplicated add with the holder's id,
+      // which is then not the one asked for. That is the duplicate signal, in the add's own answer.
+      return { dedupeId, jobId: `${dedupeId}~${this.#instance}${(++this.#seq).toString(36)}` };
     });
+    const jobs = await this.#queue.addBulk(
+      messages.map((message, index) => ({
+        name: message.eventId,
+        data: encodeJobData(message),
+        opts: {
+          jobId: requested[index]!.jobId,
+          delay: Math.round(message.delaySeconds * 1000),
+          attempts: 1,
+          deduplication: { id: requested[index]!.dedupeId, ttl },
+        },
+      })),
+    );
+    return jobs.map((job, index) => ({
+      ok: true,
+      messageId: job.id!,
+      duplicate: job.id !== requested[index]!.jobId,
+    }));
   }
 
   async receive(request: ReceiveRequest): Promise<DriverMessage[]> {
     this.#assertOpen();
-    const worker = this.#worker(Math.round(request.leaseSeconds * 1000));
+    const lane = this.#lane(Math.round(request.leaseSeconds * 1000));
     const deadline = Date.now() + request.waitSeconds * 1000;
     const signal = request.signal
       ? AbortSignal.any([request.signal, this.#closing.signal])
       : this.#closing.signal;
     for (;;) {
       if (signal.aborted) return [];
-      const jobs = await this.#take(worker, request.maxMessages);
+      const jobs = await this.#take(lane, request.maxMessages);
       if (jobs.length > 0 || signal.aborted) return jobs;
       await this.#assertExists(true);
       const left = deadline - Date.now();
@@ -154,36 +149,40 @@ export class BullmqDriver implements Driver {
   }
 
   ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
-    return this.#settle(receipts, (job, token) => job.moveToCompleted(null, token, false), true);
+    return this.#settle(receipts, true, async ({ job, token, lane }) => {
+      // Completing fetches the lane's next job in the same script, as BullMQ's Worker does.
+      const fetchNext = !this.#closed && lane.wantsMore();
+      const next = await job.moveToCompleted(null, token, fetchNext);
+      if (fetchNext && !this.#closed) lane.keep(next, token);
+    });
   }
 
   release(entries: readonly ReleaseEntry[]): Promise<SettleOutcome[]> {
-    const delays = new Map(entries.map((entry) => [entry.receipt, entry.delaySeconds]));
     return this.#settle(
       entries.map((entry) => entry.receipt),
-      (job, token) => job.moveToDelayed(Date.now() + Math.round(delays.get(token)! * 1000), token),
       true,
+      ({ job, token }, index) =>
+        job.moveToDelayed(Date.now() + Math.round(entries[index]!.delaySeconds * 1000), token),
     );
   }
 
   extendLease(entries: readonly ExtendEntry[]): Promise<SettleOutcome[]> {
-    const leases = new Map(entries.map((entry) => [entry.receipt, entry.leaseSeconds]));
     return this.#settle(
       entries.map((entry) => entry.receipt),
-      async (job, token) => {
-        const extended = await job.extendLock(token, Math.round(leases.get(token)! * 1000));
+      false,
+      async ({ job, token }, index) => {
+        const extended = await job.extendLock(token, Math.round(entries[index]!.leaseSeconds * 1000));
         if (extended !== 1) throw lockLost(job.id);
       },
-      false,
     );
   }
 
   deadLetter(entries: readonly DeadLetterEntry[]): Promise<SettleOutcome[]> {
-    const reasons = new Map(entries.map((entry) => [entry.receipt, entry.reason]));
     return this.#settle(
       entries.map((entry) => entry.receipt),
-      (job, token) => job.moveToFailed(new UnrecoverableError(reasons.get(token)!), token, false),
       true,
+      ({ job, token }, index) =>
+        job.moveToFailed(new UnrecoverableError(entries[index]!.reason), token, false),
     );
   }
 
@@ -192,24 +191,41 @@ export class BullmqDriver implements Driver {
     this.#closed = true;
     this.#closing.abort(new QueueError('CLOSED', `${this.name} driver is closed`));
     this.#markers.close();
-    await Promise.allSettled([...this.#workers.values()].map((worker) => worker.close(true)));
+    const lanes = [...this.#lanes.values()];
+    // Jobs fetched ahead go back to the front of the line rather than stall until their lock ends.
+    await Promise.allSettled(lanes.map((lane) => lane.returnAll()));
+    await Promise.allSettled(lanes.map((lane) => lane.worker.close(true)));
     await this.#queue.close().catch(() => {});
     this.#held.clear();
     if (this.#ownsConnection) await this.#connection.quit().catch(() => this.#connection.disconnect());
   }
 
-  /** Up to `count` jobs in one burst: each take is one script, pipelined on the shared connection. */
-  async #take(worker: Worker, count: number): Promise<DriverMessage[]> {
+  /**
+   * Up to `count` jobs: those the lane's acks fetched ahead, else one burst of takes, each one
+   * script, pipelined on the shared connection.
+   */
+  async #take(lane: LeaseLane, count: number): Promise<DriverMessage[]> {
+    const ahead = await lane.take(count);
+    if (ahead.length > 0) return ahead.map((held) => this.#hold(held));
     const tokens = Array.from({ length: count }, () => `${this.#instance}-${++this.#seq}`);
-    const jobs = await Promise.all(tokens.map((token) => worker.getNextJob(token, { block: false })));
+    const jobs = await Promise.all(tokens.map((token) => lane.worker.getNextJob(token, { block: false })));
     const messages: DriverMessage[] = [];
     jobs.forEach((job, index) => {
-      if (!job) return;
-      const token = tokens[index]!;
-      this.#held.set(token, job);
-      messages.push(toMessage(job, token, decodeJobData(job.data as JobData)));
+      if (job) messages.push(this.#hold({ job, token: tokens[index]!, lane }));
     });
     return messages;
+  }
+
+  /**
+   * The receipt names the job and the token: an ack's fetched job keeps the acked one's token
+   * (BullMQ locks it with the same one), so the token alone is not unique per delivery.
+   */
+  #hold(held: HeldJob): DriverMessage {
+    const receipt = `${held.token}/${held.job.id}`;
+    this.#held.set(receipt, held);
+    const { body, attributes } = decodeJobData(held.job.data as JobData);
+    // Every move to active counts, a stall's redelivery included.
+    return { receipt, messageId: held.job.id!, body, attributes, receiveCount: held.job.attemptsStarted };
   }
 
   /**
@@ -218,29 +234,29 @@ export class BullmqDriver implements Driver {
    */
   async #settle(
     receipts: readonly string[],
-    run: (job: Job, token: string) => Promise<unknown>,
     releases: boolean,
+    run: (held: HeldJob, index: number) => Promise<unknown>,
   ): Promise<SettleOutcome[]> {
     this.#assertOpen();
     return Promise.all(
-      receipts.map(async (token): Promise<SettleOutcome> => {
-        const job = this.#held.get(token);
-        if (!job) return { ok: false, error: lockLost(undefined) };
+      receipts.map(async (receipt, index): Promise<SettleOutcome> => {
+        const held = this.#held.get(receipt);
+        if (!held) return { ok: false, error: lockLost(undefined) };
         try {
-          await run(job, token);
-          if (releases) this.#held.delete(token);
+          await run(held, index);
+          if (releases) this.#held.delete(receipt);
           return { ok: true };
         } catch (raw) {
           const error = this.#error(raw);
-          if (!error.retryable) this.#held.delete(token);
+          if (!error.retryable) this.#held.delete(receipt);
           return { ok: false, error };
         }
       }),
     );
   }
 
-  #worker(lockMs: number): Worker {
-    const existing = this.#workers.get(lockMs);
+  #lane(lockMs: number): LeaseLane {
+    const existing = this.#lanes.get(lockMs);
     if (existing) return existing;
     const worker = new Worker(this.#queue.name, null, {
       connection: this.#connection,
@@ -255,13 +271,15 @@ export class BullmqDriver implements Driver {
     });
     worker.on('error', () => {});
     // One checker per driver is enough: BullMQ spaces the checks of every worker on the queue.
-    if (this.#workers.size === 0) void worker.startStalledCheckTimer().catch(() => {});
-    this.#workers.set(lockMs, worker);
-    return worker;
+    if (this.#lanes.size === 0) void worker.startStalledCheckTimer().catch(() => {});
+    const lane = new LeaseLane(worker, lockMs, this.capabilities.batch.receive);
+    this.#lanes.set(lockMs, lane);
+    return lane;
   }
 
   /** NOT_FOUND once the queue was deleted (its existence key is gone). */
   async #assertExists(force: boolean): Promise<void> {
+    await this.ensureExists();
     if (!force && Date.now() < this.#existsUntil) return;
     const exists = await this.#connection.exists(existenceKey(this.#options.prefix, this.#queue.name));
     if (exists !== 1) throw new QueueError('NOT_FOUND', `${this.name}: the queue does not exist (deleted?)`);
@@ -276,21 +294,6 @@ export class BullmqDriver implements Driver {
     if (raw instanceof QueueError) return raw;
     return classifyBullmqError(raw) ?? new QueueError('INTERNAL', `${this.name}: ${messageOf(raw)}`);
   }
-}
-
-function toMessage(
-  job: Job,
-  token: string,
-  data: { body: string; attributes: Record<string, string> },
-): DriverMessage {
-  return {
-    receipt: token,
-    messageId: job.id!,
-    body: data.body,
-    attributes: data.attributes,
-    // Every move to active counts, a stall's redelivery included.
-    receiveCount: job.attemptsStarted,
-  };
 }
 
 function messageOf(raw: unknown): string {

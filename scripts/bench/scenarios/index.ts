@@ -1,6 +1,7 @@
 /** Every scenario, in the order they run and appear in the table. */
 import type { Scenario } from '../runner';
 import { backlogDrain } from './backlog-drain';
+import { bullmqConsume10, bullmqConsume50, bullmqPublish } from './bullmq';
 import { deliveryVsPhysicalLimit } from './delivery-vs-physical-limit';
 import { deliveryVsRawPost } from './delivery-vs-raw-post';
 import { ledgerPostgres } from './ledger-postgres';
@@ -14,4 +15,7 @@ export const scenarios: readonly Scenario[] = [
   ledgerPostgres,
   queueVsDriver,
   backlogDrain,
+  bullmqPublish,
+  bullmqConsume10,
+  bullmqConsume50,
 ];
