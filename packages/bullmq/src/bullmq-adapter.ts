@@ -1,8 +1,16 @@
-import { type AdapterDefinition, defineAdapter, type OpenContext, QueueError } from '@queueport/core/driver';
+import {
+  type AdapterDefinition,
+  defineAdapter,
+  normalizeError,
+  type OpenContext,
+  type QueueAdmin,
+  QueueError,
+} from '@queueport/core/driver';
 import { Redis } from 'ioredis';
 import { bullmqAdmin } from './bullmq-admin';
 import { BullmqDriver } from './bullmq-driver';
 import { type ParsedBullmqUrl, parseBullmqUrl, queueUrl } from './bullmq-url';
+import { classifyBullmqError } from './classify-error';
 
 export interface BullmqAdapterOptions {
   /**
@@ -39,44 +47,65 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
       }
       const { connection, owns } = connect(parsed);
       connection.on('error', () => {});
-      const driver = new BullmqDriver({
-        ...parsed.options,
-        connection,
-        queueName: parsed.queueName,
-        ownsConnection: owns,
-      });
+      let driver: BullmqDriver | undefined;
       try {
+        driver = new BullmqDriver({
+          ...parsed.options,
+          connection,
+          queueName: parsed.queueName,
+          ownsConnection: owns,
+        });
         await driver.ensureExists();
+        return driver;
       } catch (error) {
-        await driver.close();
-        throw error;
+        // A refused open must not leave a socket behind: it would keep a CLI process alive.
+        if (driver) await driver.close();
+        else if (owns) connection.disconnect();
+        // ioredis's own errors carry the command's arguments, AUTH's password among them.
+        throw normalizeError(error, `bullmq:${parsed.queueName}`, classifyBullmqError);
       }
-      return driver;
     },
     admin(url, context) {
       const provider = parse(url, context);
       const { connection, owns } = connect(provider);
       connection.on('error', () => {});
       const prefix = provider.options.prefix ?? 'bull';
-      return bullmqAdmin(
-        connection,
-        {
-          prefix,
-          urlOf: (queueName) => queueUrl(url, queueName),
-          locate(queue) {
-            const parsed = parse(new URL(queue), context);
-            if (!parsed.queueName || !sameRedis(parsed, provider)) {
-              throw new QueueError('INVALID_ARGUMENT', "that URL names no queue on this admin's Redis", {
-                details: { field: 'url' },
-              });
-            }
-            return { queueName: parsed.queueName, prefix: parsed.options.prefix ?? 'bull' };
+      return guardedAdmin(
+        bullmqAdmin(
+          connection,
+          {
+            prefix,
+            urlOf: (queueName) => queueUrl(url, queueName),
+            locate(queue) {
+              const parsed = parse(new URL(queue), context);
+              if (!parsed.queueName || !sameRedis(parsed, provider)) {
+                throw new QueueError('INVALID_ARGUMENT', "that URL names no queue on this admin's Redis", {
+                  details: { field: 'url' },
+                });
+              }
+              return { queueName: parsed.queueName, prefix: parsed.options.prefix ?? 'bull' };
+            },
           },
-        },
-        owns,
+          owns,
+        ),
       );
     },
   });
+}
+
+/** Every admin failure in the port's terms, so no raw ioredis error (and its arguments) gets out. */
+function guardedAdmin(admin: QueueAdmin): QueueAdmin {
+  const guarded: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(admin)) {
+    guarded[name] = async (...args: unknown[]) => {
+      try {
+        return await (method as (...a: unknown[]) => Promise<unknown>).apply(admin, args);
+      } catch (error) {
+        throw normalizeError(error, 'bullmq admin', classifyBullmqError);
+      }
+    };
+  }
+  return guarded as unknown as QueueAdmin;
 }
 
 function sameRedis(a: ParsedBullmqUrl, b: ParsedBullmqUrl): boolean {

@@ -2,6 +2,7 @@ import type { CreateQueueRequest, DeadLetterRecord, QueueAdmin, QueueStats } fro
 import { QueueError } from '@queueport/core/driver';
 import { type Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { closeConnection } from './close-connection';
 import { decodeJobData, type JobData } from './job-data';
 import { existenceKey } from './queue-keys';
 
@@ -23,7 +24,7 @@ export interface BullmqAdminTarget {
 export function bullmqAdmin(
   connection: Redis,
   target: BullmqAdminTarget,
-  closeConnection: boolean,
+  ownsConnection: boolean,
 ): QueueAdmin {
   const queues = new Map<string, Queue>();
   const queueOf = (url: string): { queue: Queue; prefix: string } => {
@@ -105,7 +106,7 @@ export function bullmqAdmin(
     async close() {
       await Promise.allSettled([...queues.values()].map((queue) => queue.close()));
       queues.clear();
-      if (closeConnection) await connection.quit().catch(() => connection.disconnect());
+      if (ownsConnection) await closeConnection(connection);
     },
   };
 }

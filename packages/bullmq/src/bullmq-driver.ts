@@ -21,6 +21,7 @@ import {
   resolveOptions,
 } from './bullmq-options';
 import { classifyBullmqError } from './classify-error';
+import { closeConnection } from './close-connection';
 import { decodeJobData, encodeJobData, type JobData } from './job-data';
 import { jobIdFor } from './job-id';
 import { type HeldJob, LeaseLane } from './lease-lane';
@@ -77,6 +78,14 @@ export class BullmqDriver implements Driver {
       });
     }
     this.#options = resolveOptions(options);
+    if (options.connection?.options?.maxRetriesPerRequest !== null) {
+      // BullMQ's workers refuse such a connection; say so now, not on every receive.
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        'the ioredis connection needs maxRetriesPerRequest: null (BullMQ workers wait through a Redis restart)',
+        { details: { field: 'connection' } },
+      );
+    }
     this.#connection = options.connection;
     this.#ownsConnection = options.ownsConnection === true;
     this.name = options.name ?? `bullmq:${options.queueName}`;
@@ -134,16 +143,26 @@ export class BullmqDriver implements Driver {
     this.#assertOpen();
     const lane = this.#lane(Math.round(request.leaseSeconds * 1000));
     const deadline = Date.now() + request.waitSeconds * 1000;
-    const signal = request.signal
-      ? AbortSignal.any([request.signal, this.#closing.signal])
-      : this.#closing.signal;
+    const signals = request.signal ? [request.signal, this.#closing.signal] : [this.#closing.signal];
+    // Made only when the receive has to wait: most receives of a busy consumer never do.
+    let signal: AbortSignal | undefined;
     for (;;) {
-      if (signal.aborted) return [];
-      const jobs = await this.#take(lane, request.maxMessages);
-      if (jobs.length > 0 || signal.aborted) return jobs;
-      await this.#assertExists(true);
+      if (signals.some((s) => s.aborted)) return [];
+      const taking = this.#take(lane, request.maxMessages);
+      const taken = await untilAborted(taking, signals);
+      if (taken === ABORTED) {
+        // Jobs the take still locks wait in the lane for the next receive (or go back at close).
+        void taking.then(
+          (held) => lane.putBack(held),
+          () => {},
+        );
+        return [];
+      }
+      if (taken.length > 0) return taken.map((held) => this.#hold(held));
+      if ((await untilAborted(this.#assertExists(true), signals)) === ABORTED) return [];
       const left = deadline - Date.now();
       if (left <= 0) return [];
+      signal ??= signals.length > 1 ? AbortSignal.any(signals) : signals[0]!;
       await this.#markers.wait(left, signal);
     }
   }
@@ -197,23 +216,19 @@ export class BullmqDriver implements Driver {
     await Promise.allSettled(lanes.map((lane) => lane.worker.close(true)));
     await this.#queue.close().catch(() => {});
     this.#held.clear();
-    if (this.#ownsConnection) await this.#connection.quit().catch(() => this.#connection.disconnect());
+    if (this.#ownsConnection) await closeConnection(this.#connection);
   }
 
   /**
    * Up to `count` jobs: those the lane's acks fetched ahead, else one burst of takes, each one
    * script, pipelined on the shared connection.
    */
-  async #take(lane: LeaseLane, count: number): Promise<DriverMessage[]> {
+  async #take(lane: LeaseLane, count: number): Promise<HeldJob[]> {
     const ahead = await lane.take(count);
-    if (ahead.length > 0) return ahead.map((held) => this.#hold(held));
+    if (ahead.length > 0) return ahead;
     const tokens = Array.from({ length: count }, () => `${this.#instance}-${++this.#seq}`);
     const jobs = await Promise.all(tokens.map((token) => lane.worker.getNextJob(token, { block: false })));
-    const messages: DriverMessage[] = [];
-    jobs.forEach((job, index) => {
-      if (job) messages.push(this.#hold({ job, token: tokens[index]!, lane }));
-    });
-    return messages;
+    return jobs.flatMap((job, index) => (job ? [{ job, token: tokens[index]!, lane }] : []));
   }
 
   /**
@@ -294,6 +309,30 @@ export class BullmqDriver implements Driver {
     if (raw instanceof QueueError) return raw;
     return classifyBullmqError(raw) ?? new QueueError('INTERNAL', `${this.name}: ${messageOf(raw)}`);
   }
+}
+
+const ABORTED = Symbol('aborted');
+
+/** The promise's value, or ABORTED as soon as a signal fires: a receive never outlasts its abort. */
+function untilAborted<T>(promise: Promise<T>, signals: readonly AbortSignal[]): Promise<T | typeof ABORTED> {
+  if (signals.some((signal) => signal.aborted)) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
+      for (const signal of signals) signal.removeEventListener('abort', onAbort);
+    };
+    promise.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
+  });
 }
 
 function messageOf(raw: unknown): string {

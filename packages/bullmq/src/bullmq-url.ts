@@ -11,6 +11,8 @@ export interface ParsedBullmqUrl {
   options: UrlDriverOptions;
 }
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 const NUMBER_OPTIONS = [
   'dedupeWindowSeconds',
   'keepCompletedSeconds',
@@ -29,8 +31,8 @@ export function parseBullmqUrl(url: URL, env: Readonly<Record<string, string | u
   if (url.username || url.password) {
     throw new QueueError(
       'INVALID_ARGUMENT',
-      'bullmq:// URLs carry no credentials: name an environment variable with passwordEnv=',
-      { details: { field: 'password' } },
+      'bullmq:// URLs carry no credentials: give username= and name an environment variable with passwordEnv=',
+      { details: { field: url.password ? 'password' : 'username' } },
     );
   }
   const segments = url.pathname.split('/').filter(Boolean).map(decodeSegment);
@@ -68,11 +70,15 @@ export function parseBullmqUrl(url: URL, env: Readonly<Record<string, string | u
         redis.username = value;
         break;
       case 'passwordEnv': {
-        const password = env[value];
+        // Named only when it looks like a variable's name: someone may paste the password itself.
+        const named = ENV_NAME.test(value) ? ` ${value},` : ' a variable that';
+        const password = ENV_NAME.test(value) ? env[value] : undefined;
         if (password === undefined || password === '') {
-          throw new QueueError('INVALID_ARGUMENT', `bullmq:// passwordEnv names ${value}, which is not set`, {
-            details: { field: 'passwordEnv' },
-          });
+          throw new QueueError(
+            'INVALID_ARGUMENT',
+            `bullmq:// passwordEnv names${named} which is not set (it takes an environment variable's name)`,
+            { details: { field: 'passwordEnv' } },
+          );
         }
         redis.password = password;
         break;

@@ -8,10 +8,13 @@ import { deriveProviderKey, type ProviderKeyRules } from '@queueport/core/driver
 export const JOB_ID_RULES: ProviderKeyRules = {
   maxLength: 200,
   allowed: /[!-9;-~]/,
-  refuse: (key) => `${Number.parseInt(key, 10)}` === key,
+  // `%` escapes, as in URLs, so `_`, common in event ids, reads as itself.
+  escape: '%',
+  // BullMQ reads an add's answer below zero as an error code, so nothing may look negative.
+  refuse: (key) => `${Number.parseInt(key, 10)}` === key || Number(key) < 0,
 };
 
-/** The job id (and the dedupe id) of a queueport key: an event id, or a bridge hop's key. */
+/** The dedupe id of a queueport key (an event id, or a bridge hop's key); a job id is it plus a per-publish suffix. */
 export function jobIdFor(dedupeKey: string): string {
   return deriveProviderKey(dedupeKey, JOB_ID_RULES);
 }

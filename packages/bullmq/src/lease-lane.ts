@@ -1,4 +1,5 @@
 import { Job, type Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 
 /** A job this driver holds the lock on, and the token that lock was taken with. */
 export interface HeldJob {
@@ -14,6 +15,10 @@ interface Prefetched {
 
 /** Past this, a prefetched job's lock is re-taken for the receive's full lease before it is handed out. */
 const FRESH_MS = 50;
+/** A fetched job nobody received within this long (or a quarter lease) goes back for other consumers. */
+const MAX_IDLE_MS = 1000;
+/** Takes back the start BullMQ counted (`ats`), only while the lock is still this token's. */
+const UNCOUNT_START = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('HINCRBY', KEYS[2], 'ats', -1) end return -1`;
 
 /**
  * Everything received with one lease length: BullMQ takes the lock length from the Worker, so
@@ -22,8 +27,8 @@ const FRESH_MS = 50;
  * An ack fetches the next job in the same script as the completion, as BullMQ's own Worker does,
  * and keeps it here for the next receive. That makes one Redis round trip per job, not two.
  * The prefetched job is locked from the ack on, so a receive that comes later than FRESH_MS
- * extends its lock first, and jobs nobody asks for within half a lease go back to the front
- * of the wait list, so they never stall.
+ * extends its lock first, and jobs nobody asks for within a second (or a quarter lease) go back
+ * to the front of the wait list, so they never stall and other consumers get them.
  */
 export class LeaseLane {
   readonly worker: Worker;
@@ -50,7 +55,7 @@ export class LeaseLane {
     const job = Job.fromJSON(this.worker as never, json as never, jobId);
     job.token = token;
     this.#ahead.push({ held: { job, token, lane: this }, fetchedAt: Date.now() });
-    this.#sweep ??= setTimeout(() => void this.#returnStale(), Math.max(1, this.lockMs / 2)).unref();
+    this.#scheduleSweep();
   }
 
   /**
@@ -59,8 +64,10 @@ export class LeaseLane {
    * checker and is dropped here.
    */
   async take(count: number): Promise<HeldJob[]> {
+    if (this.#ahead.length === 0) return [];
     const taken = this.#ahead.splice(0, count);
     const now = Date.now();
+    if (taken.every(({ fetchedAt }) => now - fetchedAt <= FRESH_MS)) return taken.map(({ held }) => held);
     const ready = await Promise.all(
       taken.map(async ({ held, fetchedAt }) => {
         if (now - fetchedAt <= FRESH_MS) return held;
@@ -71,24 +78,54 @@ export class LeaseLane {
     return ready.filter((held): held is HeldJob => held !== undefined);
   }
 
+  /** Keeps jobs a receive took but could not hand out (it was aborted meanwhile). */
+  putBack(held: readonly HeldJob[]): void {
+    const now = Date.now();
+    for (const job of held) this.#ahead.push({ held: job, fetchedAt: now });
+    if (held.length > 0) this.#scheduleSweep();
+  }
+
   /** Hands every prefetched job back to the front of the wait list (close). */
   async returnAll(): Promise<void> {
     clearTimeout(this.#sweep);
     this.#sweep = undefined;
-    const all = this.#ahead.splice(0);
-    await Promise.allSettled(all.map(({ held }) => held.job.moveToWait(held.token)));
+    await this.#handBack(this.#ahead.splice(0));
+  }
+
+  #scheduleSweep(): void {
+    this.#sweep ??= setTimeout(() => void this.#returnStale(), this.#idleMs()).unref();
+  }
+
+  /** How long a fetched job may wait for a receive before it goes back for other consumers. */
+  #idleMs(): number {
+    return Math.max(1, Math.min(MAX_IDLE_MS, this.lockMs / 4));
   }
 
   async #returnStale(): Promise<void> {
     this.#sweep = undefined;
-    const limit = Date.now() - this.lockMs / 4;
-    const stale = this.#ahead.filter((entry) => entry.fetchedAt < limit);
+    const limit = Date.now() - this.#idleMs();
+    const stale = this.#ahead.filter((entry) => entry.fetchedAt <= limit);
     if (stale.length > 0) {
-      this.#ahead.splice(0, this.#ahead.length, ...this.#ahead.filter((entry) => entry.fetchedAt >= limit));
-      await Promise.allSettled(stale.map(({ held }) => held.job.moveToWait(held.token)));
+      this.#ahead.splice(0, this.#ahead.length, ...this.#ahead.filter((entry) => entry.fetchedAt > limit));
+      await this.#handBack(stale);
     }
-    if (this.#ahead.length > 0) {
-      this.#sweep = setTimeout(() => void this.#returnStale(), Math.max(1, this.lockMs / 2)).unref();
-    }
+    if (this.#ahead.length > 0) this.#scheduleSweep();
+  }
+
+  /**
+   * Back to the front of the wait list, and the start BullMQ counted for the fetch taken back
+   * first (while the lock still proves the job is ours): no application saw that delivery, and
+   * it must not count towards anyone's maxDeliveries.
+   */
+  async #handBack(entries: readonly Prefetched[]): Promise<void> {
+    await Promise.allSettled(
+      entries.map(async ({ held }) => {
+        const { job, token } = held;
+        const client = (await this.worker.getBackend().client) as unknown as Redis;
+        const key = `${job.queueQualifiedName}:${job.id}`;
+        await client.eval(UNCOUNT_START, 2, `${key}:lock`, key, token);
+        await job.moveToWait(token);
+      }),
+    );
   }
 }
