@@ -1,7 +1,7 @@
 /**
  * Proves that the packed packages install and work alone, outside this repository, the way a
- * user gets them: the tarballs of all five packages installed with npm into a scratch project
- * under the OS temp dir, then
+ * user gets them: the tarballs of all six packages installed with npm into a scratch project
+ * under the OS temp dir (with the provider clients they take as peers), then
  *   - the conformance suite run against the memory driver from plain `node`, as ESM and as
  *     CommonJS (what an adapter author does, with no native module anywhere);
  *   - an application's programs type-checked with tsc (strict, skipLibCheck: false, under node16,
@@ -47,6 +47,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 'optional peer'>> = {
   '@queueport/core': {},
   '@queueport/memory': { '@queueport/core': 'dependency' },
+  '@queueport/bullmq': { '@queueport/core': 'dependency' },
   '@queueport/ledger': { '@queueport/core': 'dependency' },
   '@queueport/webhook': {
     '@queueport/core': 'dependency',
@@ -61,12 +62,40 @@ const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 
  */
 const NATIVE_CLIENTS = ['better-sqlite3', 'pg'];
 const NATIVE_CLIENTS_ALLOWED_IN: PackageName = '@queueport/ledger';
-/** What the conformance suite and its dependencies must never bring along. */
-const NOT_FOR_ADAPTER_AUTHORS = ['@queueport/ledger', '@queueport/webhook', ...NATIVE_CLIENTS];
 /**
- * Type packages a TypeScript user adds: @types/node for Node's own modules, @types/pg because the
- * declarations of @queueport/ledger/postgres name pg's `Pool` (pg ships no types). Installed at
- * the versions the workspace uses.
+ * Provider clients a driver takes as required peers, never as dependencies: the application picks
+ * their versions, and hands the driver its own ioredis connection, which must be an instance of
+ * the one ioredis the application has. Installed in the scratch project at the workspace's
+ * versions (npm would otherwise pick the newest in range), one copy each.
+ */
+const CLIENT_PEERS: Partial<Record<PackageName, readonly string[]>> = {
+  '@queueport/bullmq': ['bullmq', 'ioredis'],
+};
+const CLIENTS = Object.values(CLIENT_PEERS).flat();
+/**
+ * Native build material a provider client brings, matched by the package that holds it. BullMQ
+ * depends on msgpackr, whose optional dependency msgpackr-extract has an install script, a
+ * binding.gyp and prebuilt *.node files in one package per platform; msgpackr works without it.
+ * Not ours to remove, and a BullMQ user has it already. It is tolerated only where that client
+ * brings it, only if no package of ours but the client's driver reaches it, and only if the
+ * install compiled nothing (the prebuilt binary was found).
+ */
+const NATIVE_FROM_CLIENTS: ReadonlyArray<{ pattern: RegExp; client: string }> = [
+  { pattern: /^(msgpackr-extract|@msgpackr-extract\/.+)$/, client: 'bullmq' },
+];
+/** What the conformance suite and its dependencies must never bring along. */
+const NOT_FOR_ADAPTER_AUTHORS = [
+  '@queueport/ledger',
+  '@queueport/webhook',
+  '@queueport/bullmq',
+  ...NATIVE_CLIENTS,
+  ...CLIENTS,
+];
+/**
+ * Type packages a TypeScript user adds: @types/node for Node's own modules (ioredis's
+ * declarations reference it too), @types/pg because the declarations of
+ * @queueport/ledger/postgres name pg's `Pool` (pg ships no types). Installed at the versions the
+ * workspace uses.
  */
 const TYPE_PACKAGES = ['@types/node', '@types/pg'];
 /** Entry points that load an optional peer this project leaves out; they must fail naming it. */
@@ -175,6 +204,22 @@ function checkDependencies(progress: Progress, packed: Map<PackageName, Packed>)
         problems.push(`${client} must be an optional peer only (npm would install it otherwise)`);
       }
     }
+    for (const [owner, clients] of Object.entries(CLIENT_PEERS)) {
+      for (const client of clients ?? []) {
+        if (owner !== name) {
+          if (dependencies.has(client)) problems.push(`it depends on ${client}, the client of ${owner}`);
+        } else if (
+          manifest.peerDependencies?.[client] === undefined ||
+          optionalPeer(client) ||
+          manifest.dependencies?.[client] ||
+          manifest.optionalDependencies?.[client]
+        ) {
+          problems.push(
+            `${client} must be a required peer only (the application's own copy is the one used)`,
+          );
+        }
+      }
+    }
     if (manifest.bundleDependencies) problems.push('it bundles dependencies');
     if (problems.length > 0) {
       throw new CheckFailed(`packed ${name} (${tarball}):\n  ${problems.join('\n  ')}`);
@@ -253,20 +298,26 @@ async function install(progress: Progress, scratch: string, packed: Map<PackageN
     `${JSON.stringify({ private: true, type: 'module', overrides }, null, 2)}\n`,
   );
   const tarballs = PACKAGES.map((pkg) => packed.get(pkg.name)!.tarball);
-  const types = await Promise.all(
-    TYPE_PACKAGES.map(
-      async (name) =>
-        `${name}@${(await readJson<Manifest>(path.join(ROOT, 'node_modules', name, 'package.json'))).version}`,
+  const workspaceVersions = new Map(
+    await Promise.all(
+      [...TYPE_PACKAGES, ...CLIENTS].map(
+        async (name) =>
+          [
+            name,
+            (await readJson<Manifest>(path.join(ROOT, 'node_modules', name, 'package.json'))).version,
+          ] as const,
+      ),
     ),
   );
+  const pinned = [...workspaceVersions].map(([name, version]) => `${name}@${version}`);
   const { stdout, stderr } = await run(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--loglevel', 'http', ...tarballs, ...types],
+    ['install', '--no-audit', '--no-fund', '--loglevel', 'http', ...tarballs, ...pinned],
     { cwd: scratch, env, timeoutMs: 300_000 },
   );
   const added = stdout.split('\n').find((line) => /^(added|changed|up to date)/.test(line.trim()));
   progress.detail(
-    `npm install --no-audit --no-fund ${[...tarballs.map((t) => path.basename(t)), ...types].join(' ')}`,
+    `npm install --no-audit --no-fund ${[...tarballs.map((t) => path.basename(t)), ...pinned].join(' ')}`,
   );
   progress.detail(`  ${added?.trim() ?? stdout.trim()}`);
 
@@ -303,9 +354,19 @@ async function install(progress: Progress, scratch: string, packed: Map<PackageN
   for (const pkg of PACKAGES) {
     if (!lock.packages[`node_modules/${pkg.name}`]) problems.push(`${pkg.name} was not installed`);
   }
+  for (const client of CLIENTS) {
+    const copies = Object.keys(lock.packages).filter((key) => key !== '' && nameOf(key) === client);
+    const version = lock.packages[`node_modules/${client}`]?.version;
+    if (copies.length !== 1 || version !== workspaceVersions.get(client)) {
+      problems.push(
+        `${client}: ${copies.join(', ') || 'not installed'} (${version}), not one copy at node_modules/${client}@${workspaceVersions.get(client)}`,
+      );
+    }
+  }
   if (problems.length > 0) throw new CheckFailed(`package-lock.json:\n  ${problems.join('\n  ')}`);
   progress.detail(`  ${installed.length} packages: ${installed.sort().join(', ')}`);
   progress.detail(`  ${PACKAGES.map((pkg) => pkg.name).join(', ')}: one copy each, from the local tarballs`);
+  progress.detail(`  ${CLIENTS.map((c) => `${c}@${workspaceVersions.get(c)}`).join(', ')}: one copy each`);
   return lock;
 }
 
@@ -370,10 +431,24 @@ const isPackageRoot = (dir: string) => {
   );
 };
 
-/** Step 4: nothing in node_modules is, builds or fetches a native module. */
-async function verifyNoNative(progress: Progress, scratch: string): Promise<void> {
+/** The package a path under node_modules belongs to (the innermost), and that package's directory. */
+function ownerOf(relative: string): { name: string; dir: string } | undefined {
+  const parts = relative.split(path.sep);
+  const at = parts.lastIndexOf('node_modules');
+  if (at < 0 || at + 1 >= parts.length) return undefined;
+  const end = at + 1 + (parts[at + 1]!.startsWith('@') ? 2 : 1);
+  return { name: parts.slice(at + 1, end).join('/'), dir: parts.slice(0, end).join(path.sep) };
+}
+
+/**
+ * Step 4: nothing in node_modules is, builds or fetches a native module, except what a provider
+ * client brings (NATIVE_FROM_CLIENTS), and that only where the client is a peer of the package
+ * that reaches it, and only if its install compiled nothing.
+ */
+async function verifyNoNative(progress: Progress, scratch: string, lock: Lock): Promise<void> {
   const modules = path.join(scratch, 'node_modules');
-  const found: string[] = [];
+  // `builds`: what makes npm run node-gyp (or a script that may), as opposed to a prebuilt binary.
+  const found: { file: string; kind: string; builds?: true }[] = [];
   let files = 0;
   let packages = 0;
   for await (const { file, directory } of walk(modules)) {
@@ -382,27 +457,75 @@ async function verifyNoNative(progress: Progress, scratch: string): Promise<void
     if (directory) {
       // The package itself (node_modules/pg), not @types/pg.
       if (NATIVE_CLIENTS.includes(base) && path.basename(path.dirname(file)) === 'node_modules') {
-        found.push(`${relative}/ (the ${base} package)`);
+        found.push({ file: `${relative}/`, kind: `the ${base} package` });
       }
       continue;
     }
     files += 1;
-    if (base.endsWith('.node')) found.push(`${relative} (a native module)`);
-    if (base === 'binding.gyp') found.push(`${relative} (a node-gyp build)`);
+    if (base.endsWith('.node')) found.push({ file: relative, kind: 'a native module' });
+    if (base === 'binding.gyp') found.push({ file: relative, kind: 'a node-gyp build', builds: true });
     if (base !== 'package.json' || !isPackageRoot(path.dirname(file))) continue;
     packages += 1;
     const manifest = await readJson<Manifest>(file);
-    if (manifest.gypfile) found.push(`${relative} (gypfile: true)`);
+    if (manifest.gypfile) found.push({ file: relative, kind: 'gypfile: true', builds: true });
     for (const script of INSTALL_SCRIPTS) {
       const command = manifest.scripts?.[script];
-      if (command) found.push(`${relative} (${script} script: ${command})`);
+      if (command) found.push({ file: relative, kind: `${script} script: ${command}`, builds: true });
     }
   }
-  if (found.length > 0)
-    throw new CheckFailed(`native build material under node_modules:\n  ${found.join('\n  ')}`);
+
+  const closures = new Map<string, Set<string>>();
+  const closure = (name: string) => {
+    if (!closures.has(name)) closures.set(name, closureOf(lock, name));
+    return closures.get(name)!;
+  };
+  const problems: string[] = [];
+  const tolerated = new Map<string, { client: string; dir: string; what: string[]; builds: boolean }>();
+  for (const { file, kind, builds } of found) {
+    const what = `${file} (${kind})`;
+    const owner = ownerOf(file);
+    const rule = owner && NATIVE_FROM_CLIENTS.find(({ pattern }) => pattern.test(owner.name));
+    if (!owner || !rule) {
+      problems.push(what);
+      continue;
+    }
+    if (!closure(rule.client).has(owner.name)) {
+      problems.push(`${what}: ${owner.name} is not brought by ${rule.client}`);
+      continue;
+    }
+    const reachedBy = PACKAGES.filter((pkg) => closure(pkg.name).has(owner.name));
+    const unexpected = reachedBy.filter((pkg) => !CLIENT_PEERS[pkg.name]?.includes(rule.client));
+    if (unexpected.length > 0) {
+      problems.push(`${what}: installing ${unexpected.map((pkg) => pkg.name).join(', ')} brings it`);
+      continue;
+    }
+    const entry = tolerated.get(owner.name) ?? {
+      client: rule.client,
+      dir: owner.dir,
+      what: [],
+      builds: false,
+    };
+    entry.what.push(`${path.relative(owner.dir, file)}: ${kind}`);
+    entry.builds ||= builds === true;
+    tolerated.set(owner.name, entry);
+  }
+  // node-gyp writes build/ when it compiles: with a prebuilt binary for this platform there is none.
+  for (const [name, { dir, builds }] of tolerated) {
+    if (builds && existsSync(path.join(scratch, dir, 'build'))) {
+      problems.push(`${dir}/build/ exists: npm compiled ${name} instead of using its prebuilt binary`);
+    }
+  }
+  if (problems.length > 0)
+    throw new CheckFailed(`native build material under node_modules:\n  ${problems.join('\n  ')}`);
   progress.detail(
-    `${packages} packages, ${files} files: no *.node, no binding.gyp, no gypfile or install scripts, no better-sqlite3 or pg package`,
+    `${packages} packages, ${files} files: no *.node, no binding.gyp, no gypfile or install scripts, no better-sqlite3 or pg package${tolerated.size > 0 ? ', except:' : ''}`,
   );
+  for (const [name, { client, what, builds }] of tolerated) {
+    const reachedBy = PACKAGES.filter((pkg) => closure(pkg.name).has(name)).map((pkg) => pkg.name);
+    progress.detail(
+      `  ${name} (${what.join('; ')}): brought by ${client}, reached only from ${reachedBy.join(', ')}${builds ? '; compiled nothing' : ''}`,
+    );
+  }
 }
 
 /** Step 5: the suite from the installed packages, under plain node, as ESM and as CommonJS. */
@@ -586,10 +709,10 @@ async function main(): Promise<number> {
     const lock = await progress.step('npm install into a scratch project', () =>
       install(progress, scratch, packed),
     );
-    await progress.step('conformance alone: no ledger, webhook or database client', async () =>
+    await progress.step('conformance alone: no ledger, webhook, provider or database client', async () =>
       verifyConformanceAlone(progress, lock),
     );
-    await progress.step('no native modules', () => verifyNoNative(progress, scratch));
+    await progress.step('no native modules', () => verifyNoNative(progress, scratch, lock));
     await progress.step('conformance from plain node (ESM, CommonJS)', () =>
       runConformancePrograms(progress, scratch, seed),
     );

@@ -23,6 +23,7 @@ export const SOURCE_CONDITION = '@queueport/source';
 export const PACKAGES = [
   { name: '@queueport/core', dir: 'packages/core' },
   { name: '@queueport/memory', dir: 'packages/memory' },
+  { name: '@queueport/bullmq', dir: 'packages/bullmq' },
   { name: '@queueport/ledger', dir: 'packages/ledger' },
   { name: '@queueport/webhook', dir: 'packages/webhook' },
   { name: '@queueport/conformance', dir: 'conformance' },

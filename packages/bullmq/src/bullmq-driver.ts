@@ -146,6 +146,10 @@ export class BullmqDriver implements Driver {
     const signals = request.signal ? [request.signal, this.#closing.signal] : [this.#closing.signal];
     // Made only when the receive has to wait: most receives of a busy consumer never do.
     let signal: AbortSignal | undefined;
+    if (!signals.some((s) => s.aborted)) {
+      const fresh = lane.takeFresh(request.maxMessages);
+      if (fresh.length > 0) return fresh.map((held) => this.#hold(held));
+    }
     for (;;) {
       if (signals.some((s) => s.aborted)) return [];
       const taking = this.#take(lane, request.maxMessages);

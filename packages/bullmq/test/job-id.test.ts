@@ -1,3 +1,4 @@
+import { deriveProviderKey } from '@queueport/core/driver';
 import { Queue as BullQueue } from 'bullmq';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -57,6 +58,16 @@ const readsAsNegative = (id: string) => Number(id) < 0;
 const NEGATIVE_LOOKING = ['-1.5', '-05', '-1e3', '-Infinity', '-5e-324', '-9007199254740993'];
 
 describe('jobIdFor', () => {
+  // The shortcut for ids that need no escaping must give exactly what the key helper gives.
+  it('is the core key helper under JOB_ID_RULES, shortcut or not', () => {
+    fc.assert(
+      fc.property(fc.oneof(eventId, fc.stringMatching(/^[!-~]{1,240}$/)), (key) => {
+        expect(jobIdFor(key)).toBe(deriveProviderKey(key, JOB_ID_RULES));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('gives an id BullMQ accepts for any event id', () => {
     fc.assert(
       fc.property(eventId, (key) => {

@@ -1,7 +1,8 @@
 /** Every scenario, in the order they run and appear in the table. */
 import type { Scenario } from '../runner';
 import { backlogDrain } from './backlog-drain';
-import { bullmqConsume10, bullmqConsume50, bullmqPublish } from './bullmq';
+import { bullmqDriverConsume10, bullmqDriverConsume50, bullmqDriverPublish } from './bullmq-driver';
+import { bullmqConsume10, bullmqConsume50, bullmqPublish } from './bullmq-queue';
 import { deliveryVsPhysicalLimit } from './delivery-vs-physical-limit';
 import { deliveryVsRawPost } from './delivery-vs-raw-post';
 import { ledgerPostgres } from './ledger-postgres';
@@ -15,6 +16,9 @@ export const scenarios: readonly Scenario[] = [
   ledgerPostgres,
   queueVsDriver,
   backlogDrain,
+  bullmqDriverPublish,
+  bullmqDriverConsume10,
+  bullmqDriverConsume50,
   bullmqPublish,
   bullmqConsume10,
   bullmqConsume50,
