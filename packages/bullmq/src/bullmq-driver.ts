@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import {
   type Capabilities,
   type DeadLetterEntry,
@@ -58,7 +59,7 @@ export class BullmqDriver implements Driver {
   readonly #lanes = new Map<number, LeaseLane>();
   /** The jobs this driver holds a lock on, by receipt. */
   readonly #held = new Map<string, HeldJob>();
-  readonly #closing = new AbortController();
+  readonly #closing = closingController();
   readonly #markers: MarkerWait;
   readonly #instance = randomUUID().slice(0, 8);
   #seq = 0;
@@ -316,6 +317,13 @@ export class BullmqDriver implements Driver {
 }
 
 const ABORTED = Symbol('aborted');
+
+/** Every receive in flight listens on it once, so a busy driver passes Node's default of 10. */
+function closingController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
 
 /** The promise's value, or ABORTED as soon as a signal fires: a receive never outlasts its abort. */
 function untilAborted<T>(promise: Promise<T>, signals: readonly AbortSignal[]): Promise<T | typeof ABORTED> {

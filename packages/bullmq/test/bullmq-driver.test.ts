@@ -356,6 +356,28 @@ describe('options', () => {
   });
 });
 
+describe('many receives at once', () => {
+  // A consumer process may keep dozens of receives waiting on one driver: each listens on the
+  // driver's close signal, and Node must not take that for a listener leak.
+  it('warns about no listener leak with 30 receives in flight', async () => {
+    const { driver } = await openDriver();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const polls = Array.from({ length: 30 }, () =>
+        driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 1 }),
+      );
+      await driver.close();
+      expect((await Promise.all(polls)).flat()).toEqual([]);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+});
+
 describe('close', () => {
   async function blockedClients(): Promise<number> {
     const list = (await redis.client('LIST')) as string;
