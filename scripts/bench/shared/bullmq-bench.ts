@@ -9,7 +9,7 @@ import type { OutgoingMessage } from '@queueport/core/driver';
 import { Queue as BullQueue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { redisPing } from '../../test-services/redis';
-import { type Sample, type Side, timed } from '../runner';
+import { type PairScenario, type Sample, type ScenarioText, type Side, timed } from '../runner';
 
 /** What `addBulk` and `publishBatch` carry per call: the adapter's own publish batch. */
 export const PUBLISH_CHUNK = 500;
@@ -142,4 +142,36 @@ export function rawWorker(bench: BullmqBench, concurrency: number): Side {
       await bench.drop(name);
     }
   };
+}
+
+/** A pair over the shared bench: the sides get it once set up; the scenario skips without Redis. */
+export function bullmqPair(
+  text: ScenarioText,
+  sides: (bench: BullmqBench) => { subject: Side; baseline: Side },
+): PairScenario {
+  return {
+    kind: 'pair',
+    ...text,
+    async open({ quick }) {
+      const bench = await openBullmqBench(quick);
+      if ('skipped' in bench) return bench;
+      return { detail: benchDetail(bench), ...sides(bench), close: () => bench.close() };
+    },
+  };
+}
+
+/** Runs `work` on a fresh queue of its own, and drops the queue after, whatever happened. */
+export async function onFreshQueue<T>(
+  bench: BullmqBench,
+  open: (name: string) => T & { close(): Promise<void> },
+  work: (opened: T) => Promise<Sample>,
+): Promise<Sample> {
+  const name = bench.fresh();
+  const opened = open(name);
+  try {
+    return await work(opened);
+  } finally {
+    await opened.close();
+    await bench.drop(name);
+  }
 }
