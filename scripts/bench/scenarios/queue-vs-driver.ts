@@ -1,7 +1,7 @@
-import { type EnvelopeInput, encodeEnvelope, prepareEnvelope, Queue } from '@queueport/core';
-import type { OutgoingMessage } from '@queueport/core/driver';
+import { type EnvelopeInput, Queue } from '@queueport/core';
 import { MemoryDriver } from '@queueport/memory';
 import { type PairScenario, timed } from '../runner';
+import { outgoingMessages } from '../shared/fixtures';
 
 const BATCH = 10;
 
@@ -46,16 +46,7 @@ export const queueVsDriver: PairScenario = {
       baseline: async (label) => {
         const driver = new MemoryDriver();
         // Encoding is the Queue's work, not the driver's, so the bare side gets it done ahead.
-        const bodies: OutgoingMessage[] = inputs(label, messages).map((input) => {
-          const envelope = prepareEnvelope(input);
-          return {
-            eventId: envelope.event_id,
-            dedupeKey: envelope.event_id,
-            body: encodeEnvelope(envelope),
-            attributes: {},
-            delaySeconds: 0,
-          };
-        });
+        const bodies = outgoingMessages(inputs(label, messages));
         try {
           return await timed(async () => {
             for (let i = 0; i < bodies.length; i += BATCH) await driver.publish(bodies.slice(i, i + BATCH));

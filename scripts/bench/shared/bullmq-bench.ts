@@ -4,12 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BullmqDriver } from '@queueport/bullmq';
-import { type EnvelopeInput, encodeEnvelope, prepareEnvelope, Queue } from '@queueport/core';
+import { type EnvelopeInput, Queue } from '@queueport/core';
 import type { OutgoingMessage } from '@queueport/core/driver';
 import { Queue as BullQueue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { redisPing } from '../../test-services/redis';
 import { type PairScenario, type Sample, type ScenarioText, type Side, timed } from '../runner';
+import { outgoingMessages } from './fixtures';
 
 /** What `addBulk` and `publishBatch` carry per call: the adapter's own publish batch. */
 export const PUBLISH_CHUNK = 500;
@@ -28,16 +29,7 @@ export function inputs(label: string, count: number): EnvelopeInput[] {
 
 /** What the Queue hands a driver: envelopes validated and encoded ahead, so only the adapter is timed. */
 export function encoded(label: string, count: number): OutgoingMessage[] {
-  return inputs(label, count).map((input) => {
-    const envelope = prepareEnvelope(input);
-    return {
-      eventId: envelope.event_id,
-      dedupeKey: envelope.event_id,
-      body: encodeEnvelope(envelope),
-      attributes: {},
-      delaySeconds: 0,
-    };
-  });
+  return outgoingMessages(inputs(label, count));
 }
 
 export interface BullmqBench {

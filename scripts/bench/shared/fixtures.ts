@@ -2,7 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Envelope, encodeEnvelope, prepareEnvelope } from '@queueport/core';
+import { type Envelope, type EnvelopeInput, encodeEnvelope, prepareEnvelope } from '@queueport/core';
+import type { OutgoingMessage } from '@queueport/core/driver';
 import type { ReferenceReceiver } from '@queueport/webhook/reference-receiver';
 
 export function envelopes(label: string, count: number): Envelope[] {
@@ -13,6 +14,23 @@ export function envelopes(label: string, count: number): Envelope[] {
       payload: { i, amount: 4200 },
     }),
   );
+}
+
+/**
+ * What the Queue hands a driver for these inputs: validated and encoded ahead, so a pair that
+ * times a bare driver does not time the Queue's work.
+ */
+export function outgoingMessages(inputs: readonly EnvelopeInput[]): OutgoingMessage[] {
+  return inputs.map((input) => {
+    const envelope = prepareEnvelope(input);
+    return {
+      eventId: envelope.event_id,
+      dedupeKey: envelope.event_id,
+      body: encodeEnvelope(envelope),
+      attributes: {},
+      delaySeconds: 0,
+    };
+  });
 }
 
 export interface EncodedEvent {
