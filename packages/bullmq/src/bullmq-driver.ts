@@ -43,9 +43,10 @@ const EXISTS_TRUST_MS = 1000;
  *   again is refused by BullMQ itself (LEASE_LOST), never acked twice.
  * - Something must hand back jobs whose lock ran out: the driver runs BullMQ's stalled checker
  *   as soon as it receives, with stalls unbounded, so a crash never fails a job.
- * - Throughput: a receive takes up to `batch.receive` jobs in one burst of pipelined commands,
- *   and a settle batch is one burst too, so the round trips per job stay those of BullMQ's own
- *   Worker.
+ * - Throughput: an ack completes its job and fetches the next in the same script, as BullMQ's
+ *   own Worker does, so a busy consumer makes one Redis round trip per job (see LeaseLane). A
+ *   receive with nothing fetched ahead takes up to `batch.receive` jobs in one burst of
+ *   pipelined commands.
  */
 export class BullmqDriver implements Driver {
   readonly name: string;
@@ -107,7 +108,14 @@ export class BullmqDriver implements Driver {
   ensureExists(): Promise<void> {
     this.#opened ??= this.#connection
       .set(existenceKey(this.#options.prefix, this.#queue.name), String(Date.now()), 'NX')
-      .then(() => undefined);
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // A refusal (credentials, say) is not remembered: the next call asks Redis again.
+          this.#opened = undefined;
+          throw error;
+        },
+      );
     return this.#opened;
   }
 
