@@ -45,7 +45,29 @@ export function canonicalText(value: JsonValue): string {
 
 /** SHA-256 of the canonical form of a payload `JsonReader` has read already. */
 export function checkedPayloadDigest(payload: JsonValue): string {
-  return sha256Hex(canonicalText(payload));
+  return sha256Hex(inCanonicalOrder(payload) ? JSON.stringify(payload) : canonicalText(payload));
+}
+
+/**
+ * Whether every object in a value `JsonReader` has read already enumerates its keys in RFC
+ * 8785's order (sorted by UTF-16 code units), as a payload parsed from a canonical body always
+ * does. Then `JSON.stringify` writes exactly the canonical text: RFC 8785 takes its number and
+ * string forms from ECMAScript's, and keys come out as enumerated. That skips canonicalize's
+ * sort and string building on every received message; anything out of order takes that road.
+ */
+function inCanonicalOrder(value: JsonValue): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!inCanonicalOrder(item)) return false;
+    return true;
+  }
+  let previous: string | undefined;
+  for (const key of Object.keys(value)) {
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    if (!inCanonicalOrder(value[key] as JsonValue)) return false;
+  }
+  return true;
 }
 
 function snapshotJson(value: unknown, name: string, maxBytes = DEFAULT_MAX_ENCODED_BYTES): JsonValue {
