@@ -6,6 +6,7 @@ import {
   type Driver,
   type DriverMessage,
   type ExtendEntry,
+  normalizeError,
   type OutgoingMessage,
   type PublishOutcome,
   QueueError,
@@ -275,7 +276,7 @@ export class BullmqDriver implements Driver {
           if (releases) this.#held.delete(receipt);
           return { ok: true };
         } catch (raw) {
-          const error = this.#error(raw);
+          const error = normalizeError(raw, this.name, classifyBullmqError);
           if (!error.retryable) this.#held.delete(receipt);
           return { ok: false, error };
         }
@@ -317,11 +318,6 @@ export class BullmqDriver implements Driver {
   #assertOpen(): void {
     if (this.#closed) throw new QueueError('CLOSED', `${this.name} driver is closed`);
   }
-
-  #error(raw: unknown): QueueError {
-    if (raw instanceof QueueError) return raw;
-    return classifyBullmqError(raw) ?? new QueueError('INTERNAL', `${this.name}: ${messageOf(raw)}`);
-  }
 }
 
 const ABORTED = Symbol('aborted');
@@ -353,10 +349,6 @@ function untilAborted<T>(promise: Promise<T>, signals: readonly AbortSignal[]): 
       },
     );
   });
-}
-
-function messageOf(raw: unknown): string {
-  return raw instanceof Error ? raw.message : String(raw);
 }
 
 function lockLost(jobId: string | undefined): QueueError {

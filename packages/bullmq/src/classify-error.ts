@@ -3,13 +3,14 @@ import { QueueError } from '@queueport/core/driver';
 /** The codes BullMQ's scripts answer when the caller no longer holds the job's lock. */
 const LOCK_CODES = new Set([-1, -2, -3, -6]);
 
-/** ioredis words for a connection that is down or was never up. */
+/**
+ * ioredis words for a connection that is down, where its error carries no socket code (those,
+ * ECONNREFUSED and the like, core's normalizeError already reads as UNAVAILABLE).
+ */
 const CONNECTION_MESSAGES = [
   'Connection is closed',
-  'connect ECONNREFUSED',
   'Reached the max retries per request limit',
   "Stream isn't writeable",
-  'read ECONNRESET',
   'LOADING',
 ];
 
