@@ -77,7 +77,14 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
   };
   if (redisInfo) services.redisUrl = redisInfo.url;
   if (postgresInfo) services.postgresUrl = postgresInfo.url;
-  if (sqsInfo) services.sqsEndpoint = sqsInfo.url;
+  if (sqsInfo) {
+    services.sqsEndpoint = sqsInfo.url;
+    services.sqsServer = sqsInfo.how.includes('moto')
+      ? 'moto'
+      : sqsInfo.how.includes('local-aws-sqs')
+        ? 'local-aws-sqs'
+        : 'external';
+  }
   if (sqsOutcome && 'unavailable' in sqsOutcome) services.sqsUnavailable = sqsOutcome.unavailable;
 
   const summary = (

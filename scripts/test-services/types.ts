@@ -1,5 +1,8 @@
 export type ServiceName = 'redis' | 'postgres' | 'sqs';
 
+/** `external`: QUEUEPORT_SQS_ENDPOINT named it, so what it is stays unknown. */
+export type SqsServerKind = 'moto' | 'local-aws-sqs' | 'external';
+
 export const ALL_SERVICES: readonly ServiceName[] = ['redis', 'postgres', 'sqs'];
 
 /**
@@ -11,6 +14,8 @@ export interface ServiceInfo {
   redisUrl?: string;
   postgresUrl?: string;
   sqsEndpoint?: string;
+  /** Which server answers there, for the gaps each one has (see the SQS package README). */
+  sqsServer?: SqsServerKind;
   sqsUnavailable?: string;
   notes: string[];
 }

@@ -23,6 +23,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Set only when it answers, so `if (process.env.QUEUEPORT_SQS_ENDPOINT)` is a reliable guard.
   if (services.sqsEndpoint) process.env.QUEUEPORT_SQS_ENDPOINT = services.sqsEndpoint;
   else delete process.env.QUEUEPORT_SQS_ENDPOINT;
+  if (services.sqsServer) process.env.QUEUEPORT_SQS_SERVER = services.sqsServer;
+  else delete process.env.QUEUEPORT_SQS_SERVER;
   project.provide('queueportServices', {
     ...services,
     redisUrl: services.redisUrl,

@@ -1,0 +1,347 @@
+import {
+  ChangeMessageVisibilityBatchCommand,
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  DeleteQueueCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  type Message,
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { CreateQueueRequest, DeadLetterRecord, QueueStats } from '@queueport/core';
+import {
+  deriveProviderKey,
+  MAX_RETENTION_SECONDS,
+  type QueueAdmin,
+  QueueError,
+} from '@queueport/core/driver';
+import { REASON_ATTRIBUTE } from './dead-letter-mover';
+import { DEDUPLICATION_ID_RULES } from './deduplication-id';
+import { fromSqsAttributes } from './message-attributes';
+import { fromSqsBody } from './message-body';
+import { moveTaskRedrive } from './move-task';
+import { parseQueueArn, parseRedrivePolicy } from './queue-facts';
+import { SQS_BATCH } from './sqs-options';
+
+export interface SqsAdminOptions {
+  client: SQSClient;
+  /** The URL (sqs://…) that opens a queue of this name. */
+  urlOf(queueName: string, accountId?: string): string;
+  /** The queue's name and owner for one of this admin's URLs; refuses any other. */
+  locate(url: string): { queueName: string; accountId: string | undefined };
+  /** Destroys the client on close: only for one the adapter made. */
+  ownsClient: boolean;
+}
+
+/** SQS's own maximum; what a queue created without `redriveAfterReceives` redrives after. */
+const MAX_RECEIVE_COUNT = 1000;
+/** Long enough that one listing never sees a message twice; handed back when it ends. */
+const LISTING_LEASE_SECONDS = 30;
+const SETTINGS = [
+  'fifo',
+  'deadLetterQueue',
+  'maxMessageBytes',
+  'retentionSeconds',
+  'visibilityTimeoutSeconds',
+];
+const DEAD_LETTER_SUFFIX = '-dlq';
+
+interface Located {
+  queueUrl: string;
+  arn: string;
+  fifo: boolean;
+  deadLetter: { queueUrl: string; arn: string } | null;
+}
+
+/**
+ * The admin surface over SQS: scratch queues with their dead-letter queue, depth from the queue
+ * attributes, and dead letters listed (received, then handed back) and redriven.
+ */
+export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
+  const { client } = options;
+  let moveTasks: 'unknown' | 'unsupported' = 'unknown';
+
+  const urlOfName = async (queueName: string, accountId?: string): Promise<string> => {
+    const { QueueUrl } = await client.send(
+      new GetQueueUrlCommand({
+        QueueName: queueName,
+        ...(accountId ? { QueueOwnerAWSAccountId: accountId } : {}),
+      }),
+    );
+    if (!QueueUrl) throw new QueueError('NOT_FOUND', `sqs: no queue named ${queueName}`);
+    return QueueUrl;
+  };
+
+  const locate = async (url: string): Promise<Located> => {
+    const { queueName, accountId } = options.locate(url);
+    const queueUrl = await urlOfName(queueName, accountId);
+    const { Attributes: a = {} } = await client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['QueueArn', 'FifoQueue', 'RedrivePolicy'],
+      }),
+    );
+    const redrive = parseRedrivePolicy(a.RedrivePolicy);
+    const target = redrive ? parseQueueArn(redrive.deadLetterArn) : undefined;
+    return {
+      queueUrl,
+      arn: a.QueueArn ?? '',
+      fifo: a.FifoQueue === 'true',
+      deadLetter:
+        redrive && target
+          ? { queueUrl: await urlOfName(target.name, target.account), arn: redrive.deadLetterArn }
+          : null,
+    };
+  };
+
+  const counts = async (queueUrl: string): Promise<number> => {
+    const { Attributes: a = {} } = await client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          'ApproximateNumberOfMessagesDelayed',
+        ],
+      }),
+    );
+    return (
+      Number(a.ApproximateNumberOfMessages ?? 0) +
+      Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
+      Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
+    );
+  };
+
+  /** Up to `limit` of a queue's messages, each leased to us: oldest first as far as SQS says. */
+  const take = async (queueUrl: string, limit: number): Promise<Message[]> => {
+    const taken: Message[] = [];
+    while (taken.length < limit) {
+      const { Messages = [] } = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: Math.min(SQS_BATCH, limit - taken.length),
+          VisibilityTimeout: LISTING_LEASE_SECONDS,
+          WaitTimeSeconds: 0,
+          MessageAttributeNames: ['All'],
+          MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp', 'MessageGroupId'],
+          AttributeNames: ['ApproximateReceiveCount', 'SentTimestamp', 'MessageGroupId'] as never,
+        }),
+      );
+      if (Messages.length === 0) break;
+      taken.push(...Messages);
+    }
+    return taken;
+  };
+
+  const inBatches = async <T>(items: readonly T[], run: (batch: T[]) => Promise<unknown>): Promise<void> => {
+    for (let i = 0; i < items.length; i += SQS_BATCH) await run(items.slice(i, i + SQS_BATCH));
+  };
+
+  const handBack = (queueUrl: string, messages: readonly Message[]) =>
+    inBatches(messages, (batch) =>
+      client.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: batch.map((m, i) => ({
+            Id: String(i),
+            ReceiptHandle: m.ReceiptHandle!,
+            VisibilityTimeout: 0,
+          })),
+        }),
+      ),
+    );
+
+  const deadLettersOf = (located: Located) => {
+    if (!located.deadLetter) {
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        'sqs: this queue has no redrive policy, so no dead-letter queue',
+        {
+          details: { field: 'url' },
+        },
+      );
+    }
+    return located.deadLetter;
+  };
+
+  /** The bounded move loop: take from the dead letters, send to the queue, delete the taken. */
+  const moveBack = async (located: Located, limit: number): Promise<number> => {
+    const deadLetter = deadLettersOf(located);
+    let moved = 0;
+    while (moved < limit) {
+      const batch = await take(deadLetter.queueUrl, Math.min(SQS_BATCH, limit - moved));
+      if (batch.length === 0) break;
+      const sent = await client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: located.queueUrl,
+          Entries: batch.map((m, i) => {
+            const attributes = { ...m.MessageAttributes };
+            delete attributes[REASON_ATTRIBUTE];
+            return {
+              Id: String(i),
+              MessageBody: m.Body ?? '',
+              ...(Object.keys(attributes).length > 0 ? { MessageAttributes: attributes } : {}),
+              ...(located.fifo
+                ? {
+                    MessageGroupId: m.Attributes?.MessageGroupId ?? 'default',
+                    // A new id: the message's own was absorbed within 5 minutes of its first send.
+                    MessageDeduplicationId: deriveProviderKey(
+                      `redrive:${m.MessageId}`,
+                      DEDUPLICATION_ID_RULES,
+                    ),
+                  }
+                : {}),
+            };
+          }),
+        }),
+      );
+      const ok = new Set((sent.Successful ?? []).map((entry) => Number(entry.Id)));
+      const done = batch.filter((_, i) => ok.has(i));
+      if (done.length > 0) {
+        await client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: deadLetter.queueUrl,
+            Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        );
+      }
+      // What could not be sent stays a dead letter, visible again at once.
+      await handBack(
+        deadLetter.queueUrl,
+        batch.filter((_, i) => !ok.has(i)),
+      );
+      moved += done.length;
+      if (done.length < batch.length) break;
+    }
+    return moved;
+  };
+
+  return {
+    async createQueue(request: CreateQueueRequest): Promise<string> {
+      const settings = request.settings ?? {};
+      for (const key of Object.keys(settings)) {
+        if (!SETTINGS.includes(key)) {
+          throw new QueueError('INVALID_ARGUMENT', `sqs: createQueue takes no setting "${key}"`, {
+            details: { field: key },
+          });
+        }
+      }
+      const fifo = settings.fifo === true || request.name.endsWith('.fifo');
+      const base = request.name.replace(/\.fifo$/, '');
+      const name = fifo ? `${base}.fifo` : base;
+      const attributes: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
+      if (settings.maxMessageBytes !== undefined)
+        attributes.MaximumMessageSize = String(settings.maxMessageBytes);
+      if (settings.retentionSeconds !== undefined)
+        attributes.MessageRetentionPeriod = String(settings.retentionSeconds);
+      if (settings.visibilityTimeoutSeconds !== undefined) {
+        attributes.VisibilityTimeout = String(settings.visibilityTimeoutSeconds);
+      }
+      if (settings.deadLetterQueue !== false || request.redriveAfterReceives !== undefined) {
+        const { QueueUrl: dlqUrl } = await client.send(
+          new CreateQueueCommand({
+            QueueName: `${base}${DEAD_LETTER_SUFFIX}${fifo ? '.fifo' : ''}`,
+            Attributes: {
+              ...(fifo ? { FifoQueue: 'true' } : {}),
+              ...(attributes.MaximumMessageSize ? { MaximumMessageSize: attributes.MaximumMessageSize } : {}),
+              // Dead letters keep their original send time, so they get the longest retention there is.
+              MessageRetentionPeriod: String(MAX_RETENTION_SECONDS),
+            },
+          }),
+        );
+        const { Attributes } = await client.send(
+          new GetQueueAttributesCommand({ QueueUrl: dlqUrl!, AttributeNames: ['QueueArn'] }),
+        );
+        attributes.RedrivePolicy = JSON.stringify({
+          deadLetterTargetArn: Attributes?.QueueArn,
+          maxReceiveCount: request.redriveAfterReceives ?? MAX_RECEIVE_COUNT,
+        });
+      }
+      await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+      return options.urlOf(name);
+    },
+
+    async deleteQueue(url: string): Promise<void> {
+      const located = await locate(url);
+      await client.send(new DeleteQueueCommand({ QueueUrl: located.queueUrl }));
+      // Only the dead-letter queue createQueue made goes with it; a shared one stays.
+      const { queueName } = options.locate(url);
+      const ours = `${queueName.replace(/\.fifo$/, '')}${DEAD_LETTER_SUFFIX}${located.fifo ? '.fifo' : ''}`;
+      if (located.deadLetter && parseQueueArn(located.deadLetter.arn)?.name === ours) {
+        await client.send(new DeleteQueueCommand({ QueueUrl: located.deadLetter.queueUrl }));
+      }
+    },
+
+    async stats(url: string): Promise<QueueStats> {
+      const located = await locate(url);
+      return {
+        depth: await counts(located.queueUrl),
+        // Queue attributes carry no age; CloudWatch's ApproximateAgeOfOldestMessage does.
+        oldestReadyAgeSeconds: null,
+        deadLetters: located.deadLetter ? await counts(located.deadLetter.queueUrl) : null,
+      };
+    },
+
+    async listDeadLetters(url: string, { limit }: { limit: number }): Promise<DeadLetterRecord[]> {
+      const deadLetter = deadLettersOf(await locate(url));
+      const taken = await take(deadLetter.queueUrl, limit);
+      await handBack(deadLetter.queueUrl, taken);
+      const bySend = [...taken].sort(
+        (a, b) => Number(a.Attributes?.SentTimestamp ?? 0) - Number(b.Attributes?.SentTimestamp ?? 0),
+      );
+      return bySend.map((m) => {
+        const body = fromSqsBody(m.Body ?? '');
+        const reason = m.MessageAttributes?.[REASON_ATTRIBUTE];
+        const attributes = fromSqsAttributes(m.MessageAttributes);
+        delete attributes[REASON_ATTRIBUTE];
+        const sent = Number(m.Attributes?.SentTimestamp ?? 0);
+        return {
+          messageId: m.MessageId ?? '',
+          eventId: eventIdOf(body),
+          body,
+          attributes,
+          // Less this listing's own receive.
+          receiveCount: Math.max(0, Number(m.Attributes?.ApproximateReceiveCount ?? 1) - 1),
+          reason: reason?.BinaryValue
+            ? Buffer.from(reason.BinaryValue).toString('utf8')
+            : reason?.StringValue,
+          // A moved message was sent to the dead letters then; SQS's own redrive keeps the first send's time.
+          at: reason && sent > 0 ? sent : undefined,
+        };
+      });
+    },
+
+    async redriveDeadLetters(url: string, { limit }: { limit: number }): Promise<number> {
+      const located = await locate(url);
+      const deadLetter = deadLettersOf(located);
+      if (moveTasks === 'unknown' && limit >= (await counts(deadLetter.queueUrl))) {
+        const moved = await moveTaskRedrive(client, deadLetter.arn, located.arn);
+        if (moved !== undefined) return moved;
+        // This server has no message-move tasks (moto, local emulators): move them one by one.
+        moveTasks = 'unsupported';
+      }
+      return moveBack(located, limit);
+    },
+
+    async purge(url: string): Promise<void> {
+      const located = await locate(url);
+      await client.send(new PurgeQueueCommand({ QueueUrl: located.queueUrl }));
+    },
+
+    async close(): Promise<void> {
+      if (options.ownsClient) client.destroy();
+    },
+  };
+}
+
+function eventIdOf(body: string): string | undefined {
+  try {
+    const id = (JSON.parse(body) as { event_id?: unknown }).event_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,130 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import {
+  BRIDGE_RESERVED_BYTES,
+  type Capabilities,
+  FIFO_DEDUPE_WINDOW_SECONDS,
+  MAX_DELAY_SECONDS,
+  MAX_LONG_POLL_SECONDS,
+  PROVIDER_ATTRIBUTES,
+  QueueError,
+} from '@queueport/core/driver';
+import { DATA_TYPE_BYTES, FIFO_ATTRIBUTE } from './message-attributes';
+import type { QueueFacts } from './queue-facts';
+
+export interface SqsDriverOptions {
+  /** Your configured SQSClient (region, endpoint, credentials, retries). Never destroyed by queueport. */
+  client: SQSClient;
+  /** The queue's name (`orders`, `orders.fifo`) or its URL. */
+  queue: string;
+  /** The account that owns the queue, where it is not yours (a name only). */
+  accountId?: string;
+  /** The group of a FIFO publish that names none. Default `default`. */
+  defaultGroupId?: string;
+  /**
+   * The longest delay SQS is asked to hold, 1 to 900 s: the delay bridge's hop length. Longer
+   * delays go hop by hop. Default 900 s, SQS's own limit; tests shorten it to see several hops.
+   */
+  nativeMaxDelaySeconds?: number;
+  /**
+   * Largest encoded envelope plus attributes, at most what the queue's MaximumMessageSize leaves
+   * once SQS's own per-attribute counting is taken off. Default: all of that. (The Queue still
+   * holds applications to the portable 256 KB unless its own `limits` raise it.)
+   */
+  maxBodyBytes?: number;
+  /** Whether `close()` also destroys the client: only for one the adapter made. */
+  ownsClient?: boolean;
+  /** For messages and logs. Default `sqs:<queue name>`. */
+  name?: string;
+}
+
+/** SQS's limits, per call and per message. */
+export const SQS_BATCH = 10;
+export const SQS_NATIVE_MAX_DELAY_SECONDS = 900;
+export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
+export const DEFAULT_GROUP_ID = 'default';
+/** The FIFO attribute's name and its longest value (16 digits, `:`, a letter); its type is counted below. */
+const FIFO_ATTRIBUTE_BYTES = FIFO_ATTRIBUTE.length + 18;
+
+export interface ResolvedOptions {
+  defaultGroupId: string;
+  nativeMaxDelaySeconds: number;
+  maxBodyBytes: number;
+}
+
+/**
+ * Room left for envelope and attributes once SQS's count of the rest is taken off: a data type
+ * for each attribute SQS may carry, and on FIFO queues the driver's own delay attribute.
+ */
+export function bodyCapacity(facts: QueueFacts): number {
+  return (
+    facts.maxMessageBytes - PROVIDER_ATTRIBUTES * DATA_TYPE_BYTES - (facts.fifo ? FIFO_ATTRIBUTE_BYTES : 0)
+  );
+}
+
+export function resolveOptions(
+  options: Pick<SqsDriverOptions, 'defaultGroupId' | 'nativeMaxDelaySeconds' | 'maxBodyBytes'>,
+  facts: QueueFacts,
+): ResolvedOptions {
+  const defaultGroupId = options.defaultGroupId ?? DEFAULT_GROUP_ID;
+  if (typeof defaultGroupId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(defaultGroupId)) {
+    throw new QueueError('INVALID_ARGUMENT', 'defaultGroupId must be 1-128 printable ASCII characters', {
+      details: { field: 'defaultGroupId' },
+    });
+  }
+  const capacity = bodyCapacity(facts);
+  return {
+    defaultGroupId,
+    nativeMaxDelaySeconds: whole(
+      'nativeMaxDelaySeconds',
+      options.nativeMaxDelaySeconds,
+      SQS_NATIVE_MAX_DELAY_SECONDS,
+      1,
+      SQS_NATIVE_MAX_DELAY_SECONDS,
+    ),
+    maxBodyBytes: whole(
+      'maxBodyBytes',
+      options.maxBodyBytes,
+      capacity,
+      1024 + BRIDGE_RESERVED_BYTES,
+      capacity,
+    ),
+  };
+}
+
+/** What SQS gives, declared as it is: the package README explains each line. */
+export function sqsCapabilities(options: ResolvedOptions, facts: QueueFacts): Capabilities {
+  return {
+    maxBodyBytes: options.maxBodyBytes,
+    // Native to 900 s (or the shortened hop); the Queue bridges the rest of the portable 7 days.
+    delay: {
+      maxSeconds: MAX_DELAY_SECONDS,
+      nativeMaxSeconds: options.nativeMaxDelaySeconds,
+      fractional: false,
+    },
+    dedupe: facts.fifo ? { kind: 'window', windowSeconds: FIFO_DEDUPE_WINDOW_SECONDS } : { kind: 'none' },
+    ordering: facts.fifo ? 'fifo-per-group' : 'none',
+    leaseExtension: true,
+    leaseSeconds: { min: 1, max: SQS_MAX_VISIBILITY_SECONDS },
+    longPollMaxSeconds: MAX_LONG_POLL_SECONDS,
+    receiveCount: true,
+    retentionSeconds: facts.retentionSeconds,
+    batch: { publish: SQS_BATCH, receive: SQS_BATCH, settle: SQS_BATCH },
+    // DeleteMessage with a stale handle succeeds: the Queue refuses stale settles itself.
+    staleReceipt: 'ignored',
+    deadLetter: {
+      // A move is a send to the redrive policy's queue, then a delete.
+      move: facts.redrive !== null,
+      redriveAfterReceives: facts.redrive?.maxReceiveCount ?? null,
+    },
+  };
+}
+
+function whole(field: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new QueueError('INVALID_ARGUMENT', `${field} must be an integer from ${min} to ${max}`, {
+      details: { field },
+    });
+  }
+  return value;
+}
