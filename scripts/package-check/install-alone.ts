@@ -48,6 +48,7 @@ const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 
   '@queueport/core': {},
   '@queueport/memory': { '@queueport/core': 'dependency' },
   '@queueport/bullmq': { '@queueport/core': 'dependency' },
+  '@queueport/sqs': { '@queueport/core': 'dependency' },
   '@queueport/ledger': { '@queueport/core': 'dependency' },
   '@queueport/webhook': {
     '@queueport/core': 'dependency',
@@ -70,6 +71,7 @@ const NATIVE_CLIENTS_ALLOWED_IN: PackageName = '@queueport/ledger';
  */
 const CLIENT_PEERS: Partial<Record<PackageName, readonly string[]>> = {
   '@queueport/bullmq': ['bullmq', 'ioredis'],
+  '@queueport/sqs': ['@aws-sdk/client-sqs'],
 };
 const CLIENTS = Object.values(CLIENT_PEERS).flat();
 /**
@@ -88,6 +90,7 @@ const NOT_FOR_ADAPTER_AUTHORS = [
   '@queueport/ledger',
   '@queueport/webhook',
   '@queueport/bullmq',
+  '@queueport/sqs',
   ...NATIVE_CLIENTS,
   ...CLIENTS,
 ];

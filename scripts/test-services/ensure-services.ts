@@ -50,7 +50,13 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
     need.has('postgres')
       ? ensurePostgres({ override: env.QUEUEPORT_POSTGRES_URL || undefined, probePort: postgresProbe, log })
       : undefined,
-    need.has('sqs') ? ensureSqs({ override: env.QUEUEPORT_SQS_ENDPOINT || undefined, log }) : undefined,
+    need.has('sqs')
+      ? ensureSqs({
+          override: env.QUEUEPORT_SQS_ENDPOINT || undefined,
+          ...(env.QUEUEPORT_SQS_SERVER === 'local-aws-sqs' ? { prefer: 'local-aws-sqs' as const } : {}),
+          log,
+        })
+      : undefined,
   ]);
 
   const sqsOutcome =

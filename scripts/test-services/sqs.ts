@@ -9,6 +9,8 @@ export type SqsOutcome = Ensured | { unavailable: string; notes: string[] };
 export interface SqsOptions {
   /** QUEUEPORT_SQS_ENDPOINT: use exactly this endpoint, never start one. */
   override?: string;
+  /** QUEUEPORT_SQS_SERVER=local-aws-sqs: skip moto, to run the tests as a machine without Python would. */
+  prefer?: 'local-aws-sqs';
   log: Log;
 }
 
@@ -42,8 +44,9 @@ export async function ensureSqs(options: SqsOptions): Promise<SqsOutcome> {
     reasons.push(prefix + first);
     details.push(...rest);
   };
-  const moto = findMotoServer();
-  if (moto) {
+  const moto = options.prefer === 'local-aws-sqs' ? undefined : findMotoServer();
+  if (options.prefer === 'local-aws-sqs') reasons.push('QUEUEPORT_SQS_SERVER=local-aws-sqs');
+  else if (moto) {
     try {
       return await startMoto(moto, options.log);
     } catch (error) {

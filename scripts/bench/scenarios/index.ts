@@ -8,6 +8,7 @@ import { deliveryVsRawPost } from './delivery-vs-raw-post';
 import { ledgerPostgres } from './ledger-postgres';
 import { ledgerSqlite } from './ledger-sqlite';
 import { queueVsDriver } from './queue-vs-driver';
+import { sqsConsume, sqsPublish, sqsReceiveAck } from './sqs-queue';
 
 export const scenarios: readonly Scenario[] = [
   deliveryVsRawPost,
@@ -22,4 +23,7 @@ export const scenarios: readonly Scenario[] = [
   bullmqPublish,
   bullmqConsume10,
   bullmqConsume50,
+  sqsPublish,
+  sqsReceiveAck,
+  sqsConsume,
 ];
