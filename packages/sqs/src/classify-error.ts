@@ -49,7 +49,15 @@ const CODES: Readonly<Record<string, ErrorCode>> = {
   QueueAlreadyExists: 'INVALID_ARGUMENT',
   BatchEntryIdsNotDistinct: 'INVALID_ARGUMENT',
   TooManyEntriesInBatchRequest: 'INVALID_ARGUMENT',
+  EmptyBatchRequest: 'INVALID_ARGUMENT',
+  InvalidBatchEntryId: 'INVALID_ARGUMENT',
   BatchRequestTooLong: 'PAYLOAD_TOO_LARGE',
+  KmsAccessDenied: 'UNAUTHORIZED',
+  KmsDisabled: 'INVALID_ARGUMENT',
+  KmsInvalidKeyUsage: 'INVALID_ARGUMENT',
+  KmsInvalidState: 'INVALID_ARGUMENT',
+  KmsNotFound: 'INVALID_ARGUMENT',
+  KmsOptInRequired: 'INVALID_ARGUMENT',
 };
 
 /** SQS asks for 60 s between purges and before a deleted queue's name is taken again. */
@@ -75,11 +83,17 @@ export interface SqsFailure {
   /** Whether SQS blamed the request (SenderFault, $fault client) rather than itself. */
   senderFault: boolean;
   httpStatus?: number;
+  /** The SDK exception's name, where it differs from the code (the stable spelling). */
+  name?: string;
 }
 
 /** Maps one SQS failure (a whole call's or a batch entry's) onto the port's codes. */
 export function classifySqsFailure(failure: SqsFailure, where: string): QueueError {
-  const known = CODES[failure.code];
+  // The SDK's Code comes from the query-compatible header, often as `AWS.SimpleQueueService.<Name>`.
+  const known =
+    CODES[failure.code] ??
+    CODES[failure.code.replace(/^AWS\.SimpleQueueService\./, '')] ??
+    (failure.name ? CODES[failure.name] : undefined);
   const code: ErrorCode =
     known ??
     ((failure.httpStatus ?? 0) >= 500 || !failure.senderFault
@@ -124,6 +138,7 @@ export function sqsErrorClassifier(where: string) {
     return classifySqsFailure(
       {
         code: sdk.Code ?? error.name,
+        name: error.name,
         message: error.message,
         senderFault: sdk.$fault === 'client',
         ...(httpStatus ? { httpStatus } : {}),

@@ -9,11 +9,15 @@ import { deriveProviderKey, normalizeError, QueueError, type SettleOutcome } fro
 import { entryId, entryResults } from './batch-results';
 import { sqsErrorClassifier } from './classify-error';
 import { DEDUPLICATION_ID_RULES } from './deduplication-id';
-import { DATA_TYPE_BYTES, FIFO_ATTRIBUTE, sqsMessageBytes } from './message-attributes';
+import {
+  DATA_TYPE_BYTES,
+  FIFO_ATTRIBUTE,
+  fifoMark,
+  REASON_ATTRIBUTE,
+  readFifoMark,
+  sqsMessageBytes,
+} from './message-attributes';
 import { parseQueueArn, type QueueFacts, readQueueFacts } from './queue-facts';
-
-/** Why a message was moved, as far as it fits beside the message in the dead-letter queue. */
-export const REASON_ATTRIBUTE = 'queueport.reason';
 
 export interface Move {
   /** The message as it was received; undefined when this driver never handed out that receipt. */
@@ -79,10 +83,20 @@ export class DeadLetterMover {
     return outcomes;
   }
 
-  /** The original attributes, the driver's FIFO mark left out, and as much reason as fits. */
+  /**
+   * The original attributes and as much reason as fits. The FIFO mark keeps only "no group"
+   * (so a redriven message still comes back ungrouped): the message was due when it was moved.
+   */
   #attributes(message: Message, reason: string, limit: number): Record<string, MessageAttributeValue> {
     const attributes = { ...message.MessageAttributes };
+    const mark = readFifoMark(attributes[FIFO_ATTRIBUTE]);
     delete attributes[FIFO_ATTRIBUTE];
+    if (mark?.defaultGroup) {
+      attributes[FIFO_ATTRIBUTE] = {
+        DataType: 'String',
+        StringValue: fifoMark({ notBefore: 0, defaultGroup: true }),
+      };
+    }
     const room =
       limit - sqsMessageBytes(message.Body ?? '', attributes) - REASON_ATTRIBUTE.length - DATA_TYPE_BYTES;
     const kept = truncateUtf8(reason, Math.min(room, 1024));

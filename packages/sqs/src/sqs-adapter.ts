@@ -66,7 +66,7 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
           ownsClient: owns,
           urlOf: (queueName, accountId) => queueUrl(url, queueName, accountId),
           locate(queue) {
-            const parsed = parseSqsUrl(new URL(queue));
+            const parsed = parseSqsUrl(urlOf(queue));
             if (
               !parsed.queueName ||
               parsed.region !== provider.region ||
@@ -102,6 +102,16 @@ function guardedAdmin(admin: QueueAdmin): QueueAdmin {
     };
   }
   return guarded as unknown as QueueAdmin;
+}
+
+function urlOf(queue: string): URL {
+  try {
+    return new URL(queue);
+  } catch {
+    throw new QueueError('INVALID_ARGUMENT', 'the admin names queues by their sqs:// URL', {
+      details: { field: 'url' },
+    });
+  }
 }
 
 /** The adapter that makes a client per URL. */

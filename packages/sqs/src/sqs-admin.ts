@@ -18,9 +18,8 @@ import {
   type QueueAdmin,
   QueueError,
 } from '@queueport/core/driver';
-import { REASON_ATTRIBUTE } from './dead-letter-mover';
 import { DEDUPLICATION_ID_RULES } from './deduplication-id';
-import { fromSqsAttributes } from './message-attributes';
+import { fromSqsAttributes, REASON_ATTRIBUTE } from './message-attributes';
 import { fromSqsBody } from './message-body';
 import { moveTaskRedrive } from './move-task';
 import { parseQueueArn, parseRedrivePolicy } from './queue-facts';

@@ -70,6 +70,7 @@ export class SqsDriver implements Driver {
   readonly #ownsClient: boolean;
   readonly #held = new HeldMessages();
   readonly #mover: DeadLetterMover | undefined;
+  readonly deadLetter?: (entries: readonly DeadLetterEntry[]) => Promise<SettleOutcome[]>;
   readonly #closing = new AbortController();
   readonly #classify: ReturnType<typeof sqsErrorClassifier>;
   #closed = false;
@@ -104,9 +105,12 @@ export class SqsDriver implements Driver {
     this.#ownsClient = options.ownsClient ?? false;
     this.#classify = sqsErrorClassifier(name);
     this.capabilities = sqsCapabilities(this.#options, facts);
-    this.#mover = facts.redrive
-      ? new DeadLetterMover(options.client, facts.redrive.deadLetterArn, name)
-      : undefined;
+    if (facts.redrive) {
+      const mover = new DeadLetterMover(options.client, facts.redrive.deadLetterArn, name);
+      this.#mover = mover;
+      // Only where the queue has dead letters: the contract reads its presence as `deadLetter.move`.
+      this.deadLetter = (entries) => this.#deadLetter(mover, entries);
+    }
   }
 
   /** The queue's URL, as SQS names it. */
@@ -318,16 +322,10 @@ export class SqsDriver implements Driver {
     return outcomes;
   }
 
-  async deadLetter(entries: readonly DeadLetterEntry[]): Promise<SettleOutcome[]> {
+  async #deadLetter(mover: DeadLetterMover, entries: readonly DeadLetterEntry[]): Promise<SettleOutcome[]> {
     this.#assertOpen();
-    if (!this.#mover) {
-      throw new QueueError(
-        'INVALID_ARGUMENT',
-        `${this.name}: the queue has no redrive policy, so no dead letters`,
-      );
-    }
     const moves = entries.map((entry) => ({ message: this.#held.get(entry.receipt), reason: entry.reason }));
-    const sent = await this.#mover.send(moves);
+    const sent = await mover.send(moves);
     const toDelete = entries.flatMap((entry, i) =>
       sent[i]!.ok ? [{ index: i, receipt: entry.receipt }] : [],
     );

@@ -8,7 +8,7 @@ import {
   PROVIDER_ATTRIBUTES,
   QueueError,
 } from '@queueport/core/driver';
-import { DATA_TYPE_BYTES, FIFO_ATTRIBUTE } from './message-attributes';
+import { ATTRIBUTE_OVERHEAD_BYTES, FIFO_ATTRIBUTE } from './message-attributes';
 import type { QueueFacts } from './queue-facts';
 
 export interface SqsDriverOptions {
@@ -53,11 +53,14 @@ export interface ResolvedOptions {
 
 /**
  * Room left for envelope and attributes once SQS's count of the rest is taken off: a data type
- * for each attribute SQS may carry, and on FIFO queues the driver's own delay attribute.
+ * (and the byte of an empty value) for each attribute SQS may carry, and on FIFO queues the
+ * driver's own attribute.
  */
 export function bodyCapacity(facts: QueueFacts): number {
   return (
-    facts.maxMessageBytes - PROVIDER_ATTRIBUTES * DATA_TYPE_BYTES - (facts.fifo ? FIFO_ATTRIBUTE_BYTES : 0)
+    facts.maxMessageBytes -
+    PROVIDER_ATTRIBUTES * ATTRIBUTE_OVERHEAD_BYTES -
+    (facts.fifo ? FIFO_ATTRIBUTE_BYTES : 0)
   );
 }
 

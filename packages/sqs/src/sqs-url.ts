@@ -18,8 +18,8 @@ export interface ParsedSqsUrl {
 const REGION = /^[a-z]{2,}(-[a-z0-9]+)+$/;
 const AWS_HOST = /^sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
 const ACCOUNT = /^[0-9]{12}$/;
-/** SQS queue names: 1-80 letters, digits, `-` and `_`, `.fifo` at the end of FIFO ones. */
-const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}(\.fifo)?$/;
+/** SQS queue names: 1-80 letters, digits, `-` and `_`, a FIFO one's `.fifo` among the 80. */
+const QUEUE_NAME = /^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)$/;
 const NUMBER_OPTIONS = ['nativeMaxDelaySeconds', 'maxBodyBytes'] as const;
 
 /**
@@ -35,6 +35,13 @@ export function parseSqsUrl(url: URL): ParsedSqsUrl {
       'INVALID_ARGUMENT',
       'sqs:// URLs carry no credentials: the AWS SDK reads them from the environment or your profile',
       { details: { field: url.password ? 'password' : 'username' } },
+    );
+  }
+  if (url.port) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      'an sqs:// URL names a region, not a server: give a local server as endpoint=http://host:port',
+      { details: { field: 'endpoint' } },
     );
   }
   const host = url.hostname;
@@ -95,12 +102,21 @@ function checkEndpoint(value: string): string {
       details: { field: 'endpoint' },
     });
   }
-  if (!/^https?:$/.test(endpoint.protocol) || endpoint.username || endpoint.password) {
-    throw new QueueError('INVALID_ARGUMENT', 'sqs:// endpoint= must be an http(s) URL without credentials', {
-      details: { field: 'endpoint' },
-    });
+  if (
+    !/^https?:$/.test(endpoint.protocol) ||
+    endpoint.username ||
+    endpoint.password ||
+    endpoint.search ||
+    endpoint.hash
+  ) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      'sqs:// endpoint= must be an http(s) URL without credentials, query or fragment',
+      { details: { field: 'endpoint' } },
+    );
   }
-  return endpoint.origin;
+  // A path prefix (a proxy's) is kept; only a trailing slash goes.
+  return `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}`;
 }
 
 function decodeSegment(segment: string): string {

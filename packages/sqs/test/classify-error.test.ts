@@ -23,7 +23,9 @@ import { classifySqsFailure, sqsErrorClassifier } from '../src';
 
 const WHERE = 'sqs:orders';
 const classify = (error: unknown): QueueError => normalizeError(error, WHERE, sqsErrorClassifier(WHERE));
-const metadata = (httpStatusCode: number) => ({ $metadata: { httpStatusCode, requestId: 'req-1', attempts: 1 } });
+const metadata = (httpStatusCode: number) => ({
+  $metadata: { httpStatusCode, requestId: 'req-1', attempts: 1 },
+});
 
 // Fake credentials as an SDK error could echo them (a signature mismatch answers with the
 // canonical request, its x-amz-security-token header included).
@@ -51,15 +53,39 @@ function everythingShown(error: QueueError): string {
 
 describe('SQS service exceptions (the SDK exported classes) in the port terms', () => {
   it.each([
-    ['QueueDoesNotExist', 'NOT_FOUND', () => new QueueDoesNotExist({ message: 'The specified queue does not exist.', ...metadata(400) })],
-    ['ReceiptHandleIsInvalid', 'LEASE_LOST', () => new ReceiptHandleIsInvalid({ message: 'The input receipt handle is invalid.', ...metadata(404) })],
-    ['MessageNotInflight', 'LEASE_LOST', () => new MessageNotInflight({ message: 'not in flight', ...metadata(400) })],
+    [
+      'QueueDoesNotExist',
+      'NOT_FOUND',
+      () => new QueueDoesNotExist({ message: 'The specified queue does not exist.', ...metadata(400) }),
+    ],
+    [
+      'ReceiptHandleIsInvalid',
+      'LEASE_LOST',
+      () => new ReceiptHandleIsInvalid({ message: 'The input receipt handle is invalid.', ...metadata(404) }),
+    ],
+    [
+      'MessageNotInflight',
+      'LEASE_LOST',
+      () => new MessageNotInflight({ message: 'not in flight', ...metadata(400) }),
+    ],
     ['InvalidSecurity', 'UNAUTHORIZED', () => new InvalidSecurity({ message: 'insecure', ...metadata(403) })],
-    ['RequestThrottled', 'RATE_LIMITED', () => new RequestThrottled({ message: 'slow down', ...metadata(403) })],
+    [
+      'RequestThrottled',
+      'RATE_LIMITED',
+      () => new RequestThrottled({ message: 'slow down', ...metadata(403) }),
+    ],
     ['OverLimit', 'RATE_LIMITED', () => new OverLimit({ message: 'too many in flight', ...metadata(403) })],
     ['KmsThrottled', 'RATE_LIMITED', () => new KmsThrottled({ message: 'kms', ...metadata(400) })],
-    ['InvalidAttributeValue', 'INVALID_ARGUMENT', () => new InvalidAttributeValue({ message: 'bad value', ...metadata(400) })],
-    ['BatchRequestTooLong', 'PAYLOAD_TOO_LARGE', () => new BatchRequestTooLong({ message: 'too long', ...metadata(400) })],
+    [
+      'InvalidAttributeValue',
+      'INVALID_ARGUMENT',
+      () => new InvalidAttributeValue({ message: 'bad value', ...metadata(400) }),
+    ],
+    [
+      'BatchRequestTooLong',
+      'PAYLOAD_TOO_LARGE',
+      () => new BatchRequestTooLong({ message: 'too long', ...metadata(400) }),
+    ],
   ] as const)('reads %s as %s', (name, code, make) => {
     const error = classify(make());
     expect(error).toMatchObject({ code, details: { sqsCode: name } });
@@ -68,10 +94,14 @@ describe('SQS service exceptions (the SDK exported classes) in the port terms', 
   });
 
   it('gives NOT_FOUND and LEASE_LOST a fixed message, not SQS’s', () => {
-    const notFound = classify(new QueueDoesNotExist({ message: `no queue; ${SESSION_TOKEN}`, ...metadata(400) }));
+    const notFound = classify(
+      new QueueDoesNotExist({ message: `no queue; ${SESSION_TOKEN}`, ...metadata(400) }),
+    );
     expect(notFound.message).toBe(`${WHERE}: the queue does not exist (QueueDoesNotExist)`);
     expect(notFound.retryable).toBe(false);
-    const lost = classify(new ReceiptHandleIsInvalid({ message: `handle ${SESSION_TOKEN}`, ...metadata(404) }));
+    const lost = classify(
+      new ReceiptHandleIsInvalid({ message: `handle ${SESSION_TOKEN}`, ...metadata(404) }),
+    );
     expect(lost.code).toBe('LEASE_LOST');
     expect(lost.retryable).toBe(false);
     expect(everythingShown(lost)).not.toContain(SESSION_TOKEN);
@@ -85,24 +115,50 @@ describe('SQS service exceptions (the SDK exported classes) in the port terms', 
   });
 
   it('asks no particular wait of other throttles', () => {
-    expect(classify(new RequestThrottled({ message: 'slow', ...metadata(403) })).retryAfterSeconds).toBeUndefined();
+    expect(
+      classify(new RequestThrottled({ message: 'slow', ...metadata(403) })).retryAfterSeconds,
+    ).toBeUndefined();
   });
 
   it('reads an unknown server fault as retryable UNAVAILABLE and an unknown client error as INTERNAL', () => {
-    const server = new SQSServiceException({ name: 'SomethingBroke', $fault: 'server', ...metadata(500), message: 'x' });
+    const server = new SQSServiceException({
+      name: 'SomethingBroke',
+      $fault: 'server',
+      ...metadata(500),
+      message: 'x',
+    });
     expect(classify(server)).toMatchObject({
       code: 'UNAVAILABLE',
       retryable: true,
       details: { sqsCode: 'SomethingBroke', httpStatus: 500 },
     });
-    const client = new SQSServiceException({ name: 'NoSuchThing', $fault: 'client', ...metadata(400), message: 'odd' });
-    expect(classify(client)).toMatchObject({ code: 'INTERNAL', retryable: false, details: { sqsCode: 'NoSuchThing' } });
+    const client = new SQSServiceException({
+      name: 'NoSuchThing',
+      $fault: 'client',
+      ...metadata(400),
+      message: 'odd',
+    });
+    expect(classify(client)).toMatchObject({
+      code: 'INTERNAL',
+      retryable: false,
+      details: { sqsCode: 'NoSuchThing' },
+    });
     expect(classify(client).message).toBe(`${WHERE}: odd (NoSuchThing)`);
   });
 
   it('never lets an UNAUTHORIZED answer echo what SQS said (a secret key, a session token)', () => {
-    for (const name of ['SignatureDoesNotMatch', 'InvalidClientTokenId', 'UnrecognizedClientException', 'ExpiredToken']) {
-      const sdk = new SQSServiceException({ name, $fault: 'client', ...metadata(403), message: LEAKY_MESSAGE });
+    for (const name of [
+      'SignatureDoesNotMatch',
+      'InvalidClientTokenId',
+      'UnrecognizedClientException',
+      'ExpiredToken',
+    ]) {
+      const sdk = new SQSServiceException({
+        name,
+        $fault: 'client',
+        ...metadata(403),
+        message: LEAKY_MESSAGE,
+      });
       const error = classify(sdk);
       expect(error.code, name).toBe('UNAUTHORIZED');
       expect(error.message).toBe(`${WHERE}: AWS refused the credentials or their permissions (${name})`);
@@ -136,7 +192,10 @@ describe('SQS service exceptions (the SDK exported classes) in the port terms', 
 
 describe('classifySqsFailure: a batch entry or a whole call', () => {
   const failure = (code: string, senderFault: boolean, httpStatus?: number) =>
-    classifySqsFailure({ code, message: `said ${code}`, senderFault, ...(httpStatus ? { httpStatus } : {}) }, WHERE);
+    classifySqsFailure(
+      { code, message: `said ${code}`, senderFault, ...(httpStatus ? { httpStatus } : {}) },
+      WHERE,
+    );
 
   it('maps the codes both protocols spell', () => {
     expect(failure('ReceiptHandleIsInvalid', true).code).toBe('LEASE_LOST');
@@ -166,7 +225,9 @@ describe('classifySqsFailure: a batch entry or a whole call', () => {
       WHERE,
     );
     expect(error.message).toBe(`${WHERE}: bad value; token=[REDACTED] here (InvalidParameterValue)`);
-    expect(classifySqsFailure({ code: 'Odd', message: '', senderFault: true }, WHERE).message).toBe(`${WHERE}: Odd (Odd)`);
+    expect(classifySqsFailure({ code: 'Odd', message: '', senderFault: true }, WHERE).message).toBe(
+      `${WHERE}: Odd (Odd)`,
+    );
   });
 });
 
@@ -228,7 +289,12 @@ const sqsAnswer = (status: number, type: string, message: string, queryCode?: st
 describe('errors as the SDK builds them from what came over the wire', () => {
   it('reads a missing queue (query code AWS.SimpleQueueService.NonExistentQueue) as NOT_FOUND', async () => {
     const sdk = await sdkErrorFor(
-      sqsAnswer(400, 'QueueDoesNotExist', 'The specified queue does not exist.', 'AWS.SimpleQueueService.NonExistentQueue'),
+      sqsAnswer(
+        400,
+        'QueueDoesNotExist',
+        'The specified queue does not exist.',
+        'AWS.SimpleQueueService.NonExistentQueue',
+      ),
     );
     expect(sdk).toBeInstanceOf(QueueDoesNotExist);
     expect(classify(sdk)).toMatchObject({
@@ -239,7 +305,12 @@ describe('errors as the SDK builds them from what came over the wire', () => {
 
   it('reads PurgeQueueInProgress (HTTP 403) as RATE_LIMITED after 60 s, not UNAUTHORIZED', async () => {
     const sdk = await sdkErrorFor(
-      sqsAnswer(403, 'PurgeQueueInProgress', 'Only one PurgeQueue operation is allowed every 60 seconds.', 'AWS.SimpleQueueService.PurgeQueueInProgress'),
+      sqsAnswer(
+        403,
+        'PurgeQueueInProgress',
+        'Only one PurgeQueue operation is allowed every 60 seconds.',
+        'AWS.SimpleQueueService.PurgeQueueInProgress',
+      ),
     );
     expect(sdk).toBeInstanceOf(PurgeQueueInProgress);
     expect(classify(sdk)).toMatchObject({ code: 'RATE_LIMITED', retryable: true, retryAfterSeconds: 60 });
@@ -250,7 +321,10 @@ describe('errors as the SDK builds them from what came over the wire', () => {
     const sdk = await sdkErrorFor({
       status: 403,
       headers: { 'x-amzn-query-error': 'SignatureDoesNotMatch;Sender' },
-      body: JSON.stringify({ __type: 'com.amazon.coral.service#InvalidSignatureException', message: LEAKY_MESSAGE }),
+      body: JSON.stringify({
+        __type: 'com.amazon.coral.service#InvalidSignatureException',
+        message: LEAKY_MESSAGE,
+      }),
     });
     expect(lastRequest['x-amz-security-token']).toBe(SESSION_TOKEN);
     expect((sdk as Error).message).toContain(SESSION_TOKEN);
@@ -265,7 +339,10 @@ describe('errors as the SDK builds them from what came over the wire', () => {
   it('reads a 403 with an unmodelled code as UNAUTHORIZED, still without its message', async () => {
     const sdk = await sdkErrorFor({
       status: 403,
-      body: JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message: LEAKY_MESSAGE }),
+      body: JSON.stringify({
+        __type: 'com.amazon.coral.service#AccessDeniedException',
+        message: LEAKY_MESSAGE,
+      }),
     });
     const error = classify(sdk);
     expect(error.code).toBe('UNAUTHORIZED');
@@ -283,7 +360,11 @@ describe('errors as the SDK builds them from what came over the wire', () => {
 
   it('reads an unmodelled client error as INTERNAL, naming its code', async () => {
     const error = classify(await sdkErrorFor(sqsAnswer(400, 'SomethingNew', 'new rule')));
-    expect(error).toMatchObject({ code: 'INTERNAL', retryable: false, details: { sqsCode: 'SomethingNew', httpStatus: 400 } });
+    expect(error).toMatchObject({
+      code: 'INTERNAL',
+      retryable: false,
+      details: { sqsCode: 'SomethingNew', httpStatus: 400 },
+    });
   });
 
   it.each([
@@ -304,12 +385,12 @@ describe('errors as the SDK builds them from what came over the wire', () => {
     expect(error.message).not.toContain('corporate proxy');
   });
 
-  // BUG (classify-error.ts sqsErrorClassifier): it looks up `sdk.Code ?? error.name`. The SDK sets
-  // `Code` from x-amzn-query-error, the query protocol's code, which for these errors is
-  // `AWS.SimpleQueueService.<Name>` (the SDK's own model: awsQueryError trait), and CODES spells
-  // them only by shape name. So SQS's BatchRequestTooLong becomes INTERNAL, not PAYLOAD_TOO_LARGE.
-  // Fix: `CODES[error.name] ?? CODES[sdk.Code]` (the shape name is stable), or add the prefixed spellings.
-  it('BUG: reads the batch refusals as SQS sends them (query codes AWS.SimpleQueueService.*)', async () => {
+  // Regression test. The bug was:
+  // it looks up `sdk.Code ?? error.name`. The SDK sets `Code` from x-amzn-query-error, the query
+  // protocol's code, which for these errors is `AWS.SimpleQueueService.<Name>` (the SDK's own
+  // model: awsQueryError trait), and CODES spells them only by shape name. So SQS's
+  // BatchRequestTooLong becomes INTERNAL, not PAYLOAD_TOO_LARGE.
+  it('reads the batch refusals as SQS sends them (query codes AWS.SimpleQueueService.*)', async () => {
     const cases = [
       ['BatchRequestTooLong', 'PAYLOAD_TOO_LARGE'],
       ['TooManyEntriesInBatchRequest', 'INVALID_ARGUMENT'],

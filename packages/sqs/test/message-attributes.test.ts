@@ -21,7 +21,18 @@ const attributeName = fc.stringMatching(/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,20}$/);
 const attributeValue = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 12 }),
   fc.string({
-    unit: fc.constantFrom('\u0000', '\u0001', '\u0008', '\u000b', '\u001f', '\ufffe', '\uffff', '\t', 'a', '\u{1f600}'),
+    unit: fc.constantFrom(
+      '\u0000',
+      '\u0001',
+      '\u0008',
+      '\u000b',
+      '\u001f',
+      '\ufffe',
+      '\uffff',
+      '\t',
+      'a',
+      '\u{1f600}',
+    ),
     maxLength: 6,
   }),
   fc.constant(''),
@@ -34,7 +45,12 @@ function throughSqs(sent: Record<string, MessageAttributeValue>): Record<string,
     Object.entries(sent).map(([name, value]) => [
       name,
       value.DataType === 'Binary'
-        ? { DataType: 'Binary', BinaryValue: new Uint8Array(value.BinaryValue!), StringListValues: [], BinaryListValues: [] }
+        ? {
+            DataType: 'Binary',
+            BinaryValue: new Uint8Array(value.BinaryValue!),
+            StringListValues: [],
+            BinaryListValues: [],
+          }
         : { DataType: 'String', StringValue: value.StringValue, StringListValues: [], BinaryListValues: [] },
     ]),
   );
@@ -57,7 +73,10 @@ describe('attributes to SQS and back', () => {
         expect(Object.keys(sent)).toEqual(Object.keys(given));
         for (const [name, value] of Object.entries(given)) {
           const wire = sent[name]!;
-          if (value !== '' && isXmlText(value)) {
+          if (value === '') {
+            // SQS refuses empty values: the one byte UTF-8 never holds stands for it.
+            expect(wire).toEqual({ DataType: 'Binary', BinaryValue: Uint8Array.of(0xff) });
+          } else if (isXmlText(value)) {
             expect(wire).toEqual({ DataType: 'String', StringValue: value });
           } else {
             expect(wire.DataType).toBe('Binary');
@@ -91,14 +110,16 @@ describe('attributes to SQS and back', () => {
     expect(toSqsAttributes({ v: value }).v).toEqual({ DataType: 'String', StringValue: value });
   });
 
-  // BUG (message-attributes.ts toSqsAttributes): SQS refuses an empty value of any type ("Name,
-  // type, value and the message body must not be empty or null", API_MessageAttributeValue;
-  // local-aws-sqs answers "Message (user) attribute 'v' must contain a non-empty value of type
-  // 'Binary'."). An empty string goes as an empty Binary, so the whole SendMessageBatch call
-  // fails on AWS. moto takes it, which is why nothing else catches it. See sqs-driver.test.ts.
-  it('BUG: never sends an empty value (SQS refuses them, Binary ones included)', () => {
+  // Regression test. The bug was:
+  // SQS refuses an empty value of any type ("Name, type, value and the message body must not be
+  // empty or null", API_MessageAttributeValue; local-aws-sqs answers "Message (user) attribute 'v'
+  // must contain a non-empty value of type 'Binary'."). An empty string goes as an empty Binary, so
+  // the whole SendMessageBatch call fails on AWS. moto takes it, which is why nothing else catches
+  // it. See sqs-driver.test.ts.
+  it('never sends an empty value (SQS refuses them, Binary ones included)', () => {
     const sent = toSqsAttributes({ v: '' }).v!;
-    const bytes = sent.DataType === 'Binary' ? (sent.BinaryValue?.length ?? 0) : (sent.StringValue?.length ?? 0);
+    const bytes =
+      sent.DataType === 'Binary' ? (sent.BinaryValue?.length ?? 0) : (sent.StringValue?.length ?? 0);
     expect(bytes).toBeGreaterThan(0);
     expect(fromSqsAttributes(throughSqs({ v: sent }))).toEqual({ v: '' });
   });
@@ -118,19 +139,23 @@ describe('attributes to SQS and back', () => {
   });
 
   it('reads a value SQS returned with neither field as empty', () => {
-    expect(fromSqsAttributes({ a: { DataType: 'String' }, b: { DataType: 'Binary' } })).toEqual({ a: '', b: '' });
+    expect(fromSqsAttributes({ a: { DataType: 'String' }, b: { DataType: 'Binary' } })).toEqual({
+      a: '',
+      b: '',
+    });
   });
 });
 
 describe('sqsMessageBytes: SQS’s count of a message', () => {
-  it('is the body plus, per attribute, its name, 6 bytes of data type and its value', () => {
+  it('is the body plus, per attribute, its name, 6 bytes of data type and its value (1 byte when empty)', () => {
     expect(DATA_TYPE_BYTES).toBe(6);
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 30 }), attributes, (body, given) => {
         const expected =
           Buffer.byteLength(body, 'utf8') +
           Object.entries(given).reduce(
-            (sum, [name, value]) => sum + Buffer.byteLength(name, 'utf8') + 6 + Buffer.byteLength(value, 'utf8'),
+            (sum, [name, value]) =>
+              sum + Buffer.byteLength(name, 'utf8') + 6 + Math.max(1, Buffer.byteLength(value, 'utf8')),
             0,
           );
         const sent = toSqsAttributes(given);
@@ -144,7 +169,9 @@ describe('sqsMessageBytes: SQS’s count of a message', () => {
 
   it('counts UTF-8 bytes, not characters', () => {
     expect(sqsMessageBytes('é', { ü: { DataType: 'String', StringValue: '\u{1f600}' } })).toBe(2 + 2 + 6 + 4);
-    expect(sqsMessageBytes('', { b: { DataType: 'Binary', BinaryValue: new Uint8Array(5) } })).toBe(1 + 6 + 5);
+    expect(sqsMessageBytes('', { b: { DataType: 'Binary', BinaryValue: new Uint8Array(5) } })).toBe(
+      1 + 6 + 5,
+    );
   });
 });
 

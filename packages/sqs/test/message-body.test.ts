@@ -11,7 +11,10 @@ const NONCHARACTERS = /[\ufffe\uffff]/;
  */
 const trickyText = fc.string({
   unit: fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom('\ufffe', '\uffff', '\\', 'u', 'f', 'e', '"', '\\ufffe', '\\uffff') },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom('\ufffe', '\uffff', '\\', 'u', 'f', 'e', '"', '\\ufffe', '\\uffff'),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
     { weight: 1, arbitrary: fc.constantFrom('\n', '\u0000', '\u001f', '\u2028', '\ud83d\ude00', '\ufffd') },
   ),

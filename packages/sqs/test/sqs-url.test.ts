@@ -111,10 +111,11 @@ describe('parseSqsUrl: queue names', () => {
     expect(refusal(url)).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'queueName' } });
   });
 
-  // BUG (sqs-url.ts QUEUE_NAME): SQS counts ".fifo" inside the 80 characters (CreateQueue:
-  // "1 to 80 in length" for the whole name; moto enforces `[A-Za-z0-9_-]{1,75}\.fifo`), so
-  // an 85-character FIFO name passes the parser and only fails later, at the server.
-  it('BUG: refuses a FIFO name longer than 80 characters with its .fifo', () => {
+  // Regression test. The bug was:
+  // SQS counts ".fifo" inside the 80 characters (CreateQueue: "1 to 80 in length" for the whole
+  // name; moto enforces `[A-Za-z0-9_-]{1,75}\.fifo`), so an 85-character FIFO name passes the
+  // parser and only fails later, at the server.
+  it('refuses a FIFO name longer than 80 characters with its .fifo', () => {
     expect(parse(`sqs://eu-west-1/${'a'.repeat(75)}.fifo`).queueName).toHaveLength(80);
     expect(refusal(`sqs://eu-west-1/${'a'.repeat(76)}.fifo`)).toMatchObject({
       code: 'INVALID_ARGUMENT',
@@ -145,7 +146,8 @@ describe('parseSqsUrl: credentials never come from the URL', () => {
       (pw: string) => `sqs://AKIA:${pw}@eu-west-1/orders`,
       (pw: string) => `sqs://AKIA:${pw}@not_a_region/a/b/c?colour=blue`,
       (pw: string) => `sqs://:${pw}@eu-west-1/orders?endpoint=ftp://x`,
-      (pw: string) => `sqs://eu-west-1/orders?endpoint=${encodeURIComponent(`http://AKIA:${pw}@localhost:4566`)}`,
+      (pw: string) =>
+        `sqs://eu-west-1/orders?endpoint=${encodeURIComponent(`http://AKIA:${pw}@localhost:4566`)}`,
     );
     fc.assert(
       fc.property(secret, broken, (pw, make) => {
@@ -159,12 +161,11 @@ describe('parseSqsUrl: credentials never come from the URL', () => {
 });
 
 describe('parseSqsUrl: endpoint=', () => {
-  it('keeps only the origin of an http(s) endpoint', () => {
-    expect(parse('sqs://us-east-1/q?endpoint=http://127.0.0.1:4566').endpoint).toBe('http://127.0.0.1:4566');
+  it('keeps the origin and a path prefix of an http(s) endpoint, without a trailing slash', () => {
+    expect(parse('sqs://us-east-1/q?endpoint=http://127.0.0.1:4566/').endpoint).toBe('http://127.0.0.1:4566');
     expect(
-      parse(`sqs://us-east-1/q?endpoint=${encodeURIComponent('https://sqs.local:9324/some/path?x=1#y')}`)
-        .endpoint,
-    ).toBe('https://sqs.local:9324');
+      parse(`sqs://us-east-1/q?endpoint=${encodeURIComponent('https://sqs.local:9324/some/path/')}`).endpoint,
+    ).toBe('https://sqs.local:9324/some/path');
     expect(parse('sqs://us-east-1/q?endpoint=HTTP://LOCALHOST').endpoint).toBe('http://localhost');
   });
 
@@ -184,7 +185,9 @@ describe('parseSqsUrl: endpoint=', () => {
 
 describe('parseSqsUrl: driver options', () => {
   it('reads the numeric options as numbers and defaultGroupId as it is', () => {
-    expect(parse('sqs://us-east-1/q.fifo?nativeMaxDelaySeconds=60&maxBodyBytes=65536&defaultGroupId=t-1').options).toEqual({
+    expect(
+      parse('sqs://us-east-1/q.fifo?nativeMaxDelaySeconds=60&maxBodyBytes=65536&defaultGroupId=t-1').options,
+    ).toEqual({
       nativeMaxDelaySeconds: 60,
       maxBodyBytes: 65_536,
       defaultGroupId: 't-1',

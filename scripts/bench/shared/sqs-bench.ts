@@ -133,13 +133,18 @@ function sdkVersion(): string {
   }
 }
 
-export function benchDetail(bench: SqsBench): string {
-  return `${bench.messages} messages of ${BODY_BYTES} bytes per side and round on a fresh standard queue, batches of ${BATCH}, ${CONCURRENCY} calls in flight, one SQSClient (@aws-sdk/client-sqs ${sdkVersion()}) for both sides, ${bench.server} at ${bench.endpoint}`;
+export function benchDetail(bench: SqsBench, queues: number): string {
+  const where = queues === 1 ? 'a fresh standard queue' : `each of ${queues} fresh standard queues in turn`;
+  return `${bench.messages} messages of ${BODY_BYTES} bytes per side and round on ${where} (only the work on them timed), batches of ${BATCH}, ${CONCURRENCY} calls in flight, one SQSClient (@aws-sdk/client-sqs ${sdkVersion()}) for both sides, ${bench.server} at ${bench.endpoint}${bench.server === 'moto' ? ' (it answers every call with Connection: close, so each call opens a TCP connection, on both sides alike)' : ''}`;
 }
 
-/** A pair over the shared bench; the scenario skips, with the reason, where no SQS server starts. */
+/**
+ * A pair over the shared bench, each side working through `queues` fresh queues per round; the
+ * scenario skips, with the reason, where no SQS server starts.
+ */
 export function sqsPair(
   text: ScenarioText,
+  queues: number,
   sides: (bench: SqsBench) => { subject: Side; baseline: Side },
 ): PairScenario {
   return {
@@ -148,7 +153,7 @@ export function sqsPair(
     async open({ quick }) {
       const bench = await openSqsBench(quick);
       if ('skipped' in bench) return bench;
-      return { detail: benchDetail(bench), ...sides(bench), close: () => bench.close() };
+      return { detail: benchDetail(bench, queues), ...sides(bench), close: () => bench.close() };
     },
   };
 }

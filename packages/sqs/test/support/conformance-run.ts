@@ -1,4 +1,4 @@
-import { adapterHarness, queueProperties } from '@queueport/conformance';
+import { adapterHarness, type ConformanceProperty, queueProperties } from '@queueport/conformance';
 import { describeConformance } from '@queueport/conformance/vitest';
 import { describe, it } from 'vitest';
 import { sqsAdapter } from '../../src';
@@ -22,7 +22,15 @@ const LOCAL_AWS_SQS_GAPS: Readonly<Record<string, string>> = {
  * queues at the portable 256 KB (SQS's default is 1 MiB), so `size-limit` proves the driver
  * counts attributes as SQS does, and a redrive after 2 receives keeps `dead-letters` short.
  */
-export function describeSqsConformance(name: string, fifo: boolean): void {
+export function describeSqsConformance(
+  name: string,
+  fifo: boolean,
+  options: {
+    /** The bridge's hop (`nativeMaxDelaySeconds`): short, so real-time delays go hop by hop. */
+    hopSeconds?: number;
+    properties?: readonly ConformanceProperty[];
+  } = {},
+): void {
   if (!sqsEndpoint) {
     describe(`conformance: ${name}`, () => {
       it.skip('no SQS server (see the test services summary)', () => {});
@@ -32,15 +40,22 @@ export function describeSqsConformance(name: string, fifo: boolean): void {
   const gaps = sqsServer === 'local-aws-sqs' ? LOCAL_AWS_SQS_GAPS : {};
   describeConformance(
     name,
-    adapterHarness(sqsAdapter, sqsProviderUrl(), {
-      createQueue: {
-        redriveAfterReceives: 2,
-        settings: { maxMessageBytes: 262_144, ...(fifo ? { fifo } : {}) },
+    adapterHarness(
+      sqsAdapter,
+      sqsProviderUrl(options.hopSeconds ? { nativeMaxDelaySeconds: options.hopSeconds } : {}),
+      {
+        createQueue: {
+          redriveAfterReceives: 2,
+          settings: { maxMessageBytes: 262_144, ...(fifo ? { fifo } : {}) },
+        },
       },
-    }),
-    { numRuns: 1, properties: queueProperties.filter((property) => !(property.id in gaps)) },
+    ),
+    {
+      numRuns: 1,
+      properties: (options.properties ?? queueProperties).filter((property) => !(property.id in gaps)),
+    },
   );
-  if (Object.keys(gaps).length === 0) return;
+  if (Object.keys(gaps).length === 0 || options.properties) return;
   describe(`conformance: ${name}, gaps of ${sqsServer}`, () => {
     for (const [id, reason] of Object.entries(gaps)) it.skip(`${id}: ${reason}`, () => {});
   });
