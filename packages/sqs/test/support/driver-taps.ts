@@ -28,6 +28,8 @@ export interface SentHop extends HopState {
   eventId: string;
   delaySeconds: number;
   ok: boolean;
+  /** Epoch ms when the publish call began: SQS counts the hop's delay from no earlier. */
+  sentAt: number;
 }
 
 /**
@@ -36,14 +38,19 @@ export interface SentHop extends HopState {
  */
 export function tapPublishes(
   driver: Driver,
-  after: (messages: readonly OutgoingMessage[], outcomes: readonly PublishOutcome[]) => Promise<void> | void,
+  after: (
+    messages: readonly OutgoingMessage[],
+    outcomes: readonly PublishOutcome[],
+    startedAt: number,
+  ) => Promise<void> | void,
 ): Driver {
   const tapped: Driver = {
     name: driver.name,
     capabilities: driver.capabilities,
     async publish(messages) {
+      const startedAt = Date.now();
       const outcomes = await driver.publish(messages);
-      await after(messages, outcomes);
+      await after(messages, outcomes, startedAt);
       return outcomes;
     },
     receive: (request) => driver.receive(request),
@@ -58,22 +65,17 @@ export function tapPublishes(
   return tapped;
 }
 
-/** The bridge hops among `messages`, with the driver's answer to each. */
+/** The bridge hops among `messages`, sent at `sentAt`, with the driver's answer to each. */
 export function sentHops(
   messages: readonly OutgoingMessage[],
   outcomes: readonly PublishOutcome[],
+  sentAt: number,
 ): SentHop[] {
   return messages.flatMap((message, i) => {
     const state = hopStateOf(message);
+    const ok = outcomes[i]?.ok === true;
     return state
-      ? [
-          {
-            eventId: message.eventId,
-            delaySeconds: message.delaySeconds,
-            ok: outcomes[i]?.ok === true,
-            ...state,
-          },
-        ]
+      ? [{ eventId: message.eventId, delaySeconds: message.delaySeconds, ok, sentAt, ...state }]
       : [];
   });
 }
@@ -82,8 +84,8 @@ export function sentHops(
 export function recordingHops(driver: Driver): { driver: Driver; hops: SentHop[] } {
   const hops: SentHop[] = [];
   return {
-    driver: tapPublishes(driver, (messages, outcomes) => {
-      hops.push(...sentHops(messages, outcomes));
+    driver: tapPublishes(driver, (messages, outcomes, startedAt) => {
+      hops.push(...sentHops(messages, outcomes, startedAt));
     }),
     hops,
   };
@@ -95,8 +97,8 @@ export function recordingHops(driver: Driver): { driver: Driver; hops: SentHop[]
  * and then the publish never resolves, so the Queue never gets to ack the old hop.
  */
 export function stallingAfterHopResend(driver: Driver, onResent: (hops: SentHop[]) => void): Driver {
-  return tapPublishes(driver, async (messages, outcomes) => {
-    const hops = sentHops(messages, outcomes);
+  return tapPublishes(driver, async (messages, outcomes, startedAt) => {
+    const hops = sentHops(messages, outcomes, startedAt);
     if (hops.length === 0) return;
     onResent(hops);
     await new Promise<never>(() => {});
