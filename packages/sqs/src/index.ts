@@ -3,7 +3,6 @@ export { DEDUPLICATION_ID_RULES } from './deduplication-id';
 export { createSqsAdapter, type SqsAdapterOptions, sqsAdapter } from './sqs-adapter';
 export { SqsDriver } from './sqs-driver';
 export {
-  DEFAULT_GROUP_ID,
   SQS_BATCH,
   SQS_MAX_VISIBILITY_SECONDS,
   SQS_NATIVE_MAX_DELAY_SECONDS,

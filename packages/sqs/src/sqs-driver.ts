@@ -177,7 +177,10 @@ export class SqsDriver implements Driver {
           StringValue: fifoMark({ notBefore, defaultGroup }),
         };
       }
-      entry.MessageGroupId = message.groupId ?? this.#options.defaultGroupId;
+      entry.MessageGroupId =
+        message.groupId ??
+        this.#options.defaultGroupId ??
+        deriveProviderKey(message.eventId, DEDUPLICATION_ID_RULES);
       entry.MessageDeduplicationId = deriveProviderKey(message.dedupeKey, DEDUPLICATION_ID_RULES);
     } else if (message.delaySeconds > 0) {
       entry.DelaySeconds = message.delaySeconds;

@@ -18,7 +18,12 @@ export interface SqsDriverOptions {
   queue: string;
   /** The account that owns the queue, where it is not yours (a name only). */
   accountId?: string;
-  /** The group of a FIFO publish that names none. Default `default`. */
+  /**
+   * The group of every FIFO publish that names none. By default each such message gets a group
+   * of its own (its event id's), so ungrouped messages never wait for each other, as the port
+   * promises. Give one here to keep ungrouped messages in one strict order instead: each then
+   * waits while an earlier one is leased.
+   */
   defaultGroupId?: string;
   /**
    * The longest delay SQS is asked to hold, 1 to 900 s: the delay bridge's hop length. Longer
@@ -41,12 +46,11 @@ export interface SqsDriverOptions {
 export const SQS_BATCH = 10;
 export const SQS_NATIVE_MAX_DELAY_SECONDS = 900;
 export const SQS_MAX_VISIBILITY_SECONDS = 43_200;
-export const DEFAULT_GROUP_ID = 'default';
 /** The FIFO attribute's name and its longest value (16 digits, `:`, a letter); its type is counted below. */
 const FIFO_ATTRIBUTE_BYTES = FIFO_ATTRIBUTE.length + 18;
 
 export interface ResolvedOptions {
-  defaultGroupId: string;
+  defaultGroupId: string | undefined;
   nativeMaxDelaySeconds: number;
   maxBodyBytes: number;
 }
@@ -68,8 +72,11 @@ export function resolveOptions(
   options: Pick<SqsDriverOptions, 'defaultGroupId' | 'nativeMaxDelaySeconds' | 'maxBodyBytes'>,
   facts: QueueFacts,
 ): ResolvedOptions {
-  const defaultGroupId = options.defaultGroupId ?? DEFAULT_GROUP_ID;
-  if (typeof defaultGroupId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(defaultGroupId)) {
+  const defaultGroupId = options.defaultGroupId;
+  if (
+    defaultGroupId !== undefined &&
+    (typeof defaultGroupId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(defaultGroupId))
+  ) {
     throw new QueueError('INVALID_ARGUMENT', 'defaultGroupId must be 1-128 printable ASCII characters', {
       details: { field: 'defaultGroupId' },
     });

@@ -38,6 +38,8 @@ if (!sqsEndpoint) {
           await queue.publishBatch(
             eventIds.map((eventId) => ({
               envelope: { event_id: eventId, type: 'order.paid', payload: { eventId } },
+              // One group, so the FIFO queue keeps their order (ungrouped ones each get a group of their own).
+              ...(fifo ? { groupId: 'orders' } : {}),
             })),
           );
 

@@ -317,6 +317,38 @@ if (!sqsEndpoint) {
       expect(byId.ungrouped!.attributes).toEqual({});
     });
 
+    it('gives ungrouped FIFO messages a group each, so one leased never holds back another', async () => {
+      const q = await createQueue(freshName('apart', true));
+      const driver = await open(q.name);
+      await driver.publish([outgoing('first')]);
+      const [first] = await driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 1 });
+      expect(JSON.parse(first!.body).event_id).toBe('first');
+      // Published after the first was leased: with one shared group SQS would hold it back.
+      await driver.publish([outgoing('second')]);
+      const [second] = await driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 1 });
+      expect(JSON.parse(second!.body).event_id).toBe('second');
+    });
+
+    it('keeps ungrouped FIFO messages in one strict order with defaultGroupId', async () => {
+      const q = await createQueue(freshName('strict', true));
+      const driver = await open(q.name, { defaultGroupId: 'all' });
+      await driver.publish([outgoing('one'), outgoing('two')]);
+      const [one] = await driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 0 });
+      expect(JSON.parse(one!.body).event_id).toBe('one');
+      // The group waits while `one` is leased.
+      expect(await driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 0 })).toEqual([]);
+      expect(one).not.toHaveProperty('groupId');
+    });
+
+    it('absorbs a repeated event id on FIFO while the first is in the queue (the part of the window moto keeps)', async () => {
+      const q = await createQueue(freshName('repeat', true));
+      const driver = await open(q.name);
+      expect((await driver.publish([outgoing('twice')])).map(failure)).toEqual(['ok']);
+      expect((await driver.publish([outgoing('twice')])).map(failure)).toEqual(['ok']);
+      const taken = await driver.receive({ maxMessages: 10, leaseSeconds: 30, waitSeconds: 1 });
+      expect(taken.map((m) => JSON.parse(m.body).event_id)).toEqual(['twice']);
+    });
+
     it('holds a delayed FIFO publish until it is due, hidden, then delivers it with receiveCount 1', async () => {
       const q = await createQueue(freshName('delay', true));
       const driver = await open(q.name);
