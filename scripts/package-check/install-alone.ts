@@ -49,6 +49,7 @@ const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 
   '@queueport/memory': { '@queueport/core': 'dependency' },
   '@queueport/bullmq': { '@queueport/core': 'dependency' },
   '@queueport/sqs': { '@queueport/core': 'dependency' },
+  '@queueport/infrai': { '@queueport/core': 'dependency' },
   '@queueport/ledger': { '@queueport/core': 'dependency' },
   '@queueport/webhook': {
     '@queueport/core': 'dependency',
@@ -91,6 +92,7 @@ const NOT_FOR_ADAPTER_AUTHORS = [
   '@queueport/webhook',
   '@queueport/bullmq',
   '@queueport/sqs',
+  '@queueport/infrai',
   ...NATIVE_CLIENTS,
   ...CLIENTS,
 ];

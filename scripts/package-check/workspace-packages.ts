@@ -25,6 +25,7 @@ export const PACKAGES = [
   { name: '@queueport/memory', dir: 'packages/memory' },
   { name: '@queueport/bullmq', dir: 'packages/bullmq' },
   { name: '@queueport/sqs', dir: 'packages/sqs' },
+  { name: '@queueport/infrai', dir: 'packages/infrai' },
   { name: '@queueport/ledger', dir: 'packages/ledger' },
   { name: '@queueport/webhook', dir: 'packages/webhook' },
   { name: '@queueport/conformance', dir: 'conformance' },

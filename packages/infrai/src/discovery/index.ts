@@ -1,0 +1,3 @@
+export * from './discovery-client';
+export * from './discovery-format';
+export * from './drift';

@@ -1,0 +1,290 @@
+import {
+  type Capabilities,
+  type Driver,
+  type DriverMessage,
+  deriveProviderKey,
+  MAX_BODY_BYTES,
+  type OutgoingMessage,
+  type ProviderKeyRules,
+  type PublishOutcome,
+  QueueError,
+  type ReceiveRequest,
+  type ReleaseEntry,
+  type SettleOutcome,
+} from '@queueport/core/driver';
+import { type DiscoverySnapshot, QUEUE_CAPABILITIES, SNAPSHOT } from './discovery/discovery-format';
+import type {
+  QueueConsumeResponse,
+  QueueListResponse,
+  QueuePublishBatchResponse,
+} from './generated/queue-types';
+import {
+  type ContractLimits,
+  checkDedupeWindow,
+  DEFAULT_BASE_URL,
+  type InfraiDriverOptions,
+  infraiCapabilities,
+  type QueueFacts,
+} from './infrai-options';
+import { payloadText, unwrapPayload } from './message-payload';
+import { queueFactsOf } from './queue-facts';
+import { InfraiHttp } from './wire/infrai-http';
+
+/**
+ * The port over one Infrai queue, in REST calls: publish_batch with the event id (or a bridge
+ * hop's own key) as each message's idempotency key, consume with the lease as the visibility
+ * timeout, ack and nack per receipt. Every request is checked against the discovery snapshot
+ * before it is sent, so a field Infrai no longer takes fails here, by name.
+ *
+ * Infrai documents no attributes, so a message's payload carries the envelope and the
+ * attributes side by side (`message-payload.ts`). It documents no lease extension, long poll or
+ * "move to the dead letters now": the manifest says so, and the Queue works within it.
+ */
+export class InfraiDriver implements Driver {
+  readonly name: string;
+  readonly capabilities: Capabilities;
+  readonly #http: InfraiHttp;
+  readonly #queue: string;
+  #closed = false;
+
+  /** Checks the key, the region and that the queue exists, and reads its settings. */
+  static async open(options: InfraiDriverOptions): Promise<InfraiDriver> {
+    const snapshot = options.snapshot ?? SNAPSHOT;
+    const name = options.name ?? `infrai:${options.queue}`;
+    if (typeof options.apiKey !== 'string' || options.apiKey === '') {
+      throw new QueueError('INVALID_ARGUMENT', `${name}: an API key is needed (the option apiKey)`, {
+        details: { field: 'apiKey' },
+      });
+    }
+    checkContract(snapshot, options.region, name);
+    const http = new InfraiHttp({
+      baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
+      apiKey: options.apiKey,
+      snapshot,
+      name,
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.onCall ? { onCall: options.onCall } : {}),
+    });
+    // A name Infrai's schema forbids is refused here, by field, before any call.
+    http.validator.checkRequest('queue.delete', { queue: options.queue });
+    const listed = await http.call<QueueListResponse>('queue.list', {});
+    const facts = queueFactsOf(listed, options.queue);
+    if (!facts) throw new QueueError('NOT_FOUND', `${name}: Infrai has no queue named ${options.queue}`);
+    return new InfraiDriver(
+      http,
+      facts,
+      limitsOf(snapshot),
+      checkDedupeWindow(options.dedupeWindowSeconds),
+      name,
+    );
+  }
+
+  private constructor(
+    http: InfraiHttp,
+    facts: QueueFacts,
+    limits: ContractLimits,
+    dedupeWindowSeconds: number,
+    name: string,
+  ) {
+    this.#http = http;
+    this.#queue = facts.name;
+    this.name = name;
+    this.capabilities = infraiCapabilities(facts, limits, dedupeWindowSeconds);
+  }
+
+  async publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]> {
+    this.#assertOpen();
+    const outcomes = new Array<PublishOutcome>(messages.length);
+    const sent: number[] = [];
+    const payloads: string[] = [];
+    messages.forEach((message, index) => {
+      const payload = payloadText(message.body, message.attributes);
+      const bytes = Buffer.byteLength(payload, 'utf8');
+      // The Queue measured envelope and attributes; JSON escaping of attribute values can add more.
+      if (bytes > MAX_BODY_BYTES) {
+        outcomes[index] = {
+          ok: false,
+          error: new QueueError(
+            'PAYLOAD_TOO_LARGE',
+            `${this.name}: the payload is ${bytes} bytes on the wire`,
+            {
+              details: { maxBodyBytes: this.capabilities.maxBodyBytes, sizeBytes: bytes, atLeast: true },
+            },
+          ),
+        };
+        return;
+      }
+      sent.push(index);
+      payloads.push(payload);
+    });
+    if (sent.length === 0) return outcomes;
+    const entries = sent.map((index) => {
+      const message = messages[index]!;
+      return {
+        idempotency_key: idempotencyKey(this.#queue, message.dedupeKey),
+        payload: {},
+        ...(message.delaySeconds > 0 ? { delay_seconds: message.delaySeconds } : {}),
+      };
+    });
+    const answer = await this.#http.call<QueuePublishBatchResponse>(
+      'queue.publish_batch',
+      { queue: this.#queue, messages: entries },
+      { raw: { field: 'messages', json: batchText(entries, payloads) } },
+    );
+    sent.forEach((index, i) => {
+      const result = answer.results[i];
+      if (result?.ok && result.message_id) outcomes[index] = { ok: true, messageId: result.message_id };
+      else if (result?.error?.code === 'IDEMPOTENCY_CONFLICT') {
+        // The key was used for another request within the window: a repeat Infrai absorbed.
+        outcomes[index] = { ok: true, messageId: '', duplicate: true };
+      } else {
+        outcomes[index] = { ok: false, error: entryError(result?.error, this.name) };
+      }
+    });
+    return outcomes;
+  }
+
+  async receive(request: ReceiveRequest): Promise<DriverMessage[]> {
+    this.#assertOpen();
+    const answer = await this.#http.call<QueueConsumeResponse>(
+      'queue.consume',
+      {
+        queue: this.#queue,
+        max_messages: request.maxMessages,
+        visibility_timeout: Math.ceil(request.leaseSeconds),
+      },
+      request.signal ? { signal: request.signal } : {},
+    );
+    return answer.messages.map((message) => {
+      const { body, attributes } = unwrapPayload(message.payload);
+      return {
+        receipt: message.receipt_handle,
+        messageId: message.message_id,
+        body,
+        attributes,
+        receiveCount: message.delivery_count,
+      };
+    });
+  }
+
+  ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
+    this.#assertOpen();
+    return settleEach(receipts, (receipt) =>
+      this.#http.call('queue.ack', { queue: this.#queue, receipt_handle: receipt }),
+    );
+  }
+
+  release(entries: readonly ReleaseEntry[]): Promise<SettleOutcome[]> {
+    this.#assertOpen();
+    return settleEach(entries, (entry) =>
+      this.#http.call('queue.nack', {
+        queue: this.#queue,
+        receipt_handle: entry.receipt,
+        ...(entry.delaySeconds > 0 ? { delay_seconds: entry.delaySeconds } : {}),
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new QueueError('CLOSED', `${this.name} is closed`);
+  }
+}
+
+/**
+ * Infrai's idempotency keys are the project's, not a queue's, and hold 255 characters: the key
+ * is the queue's name and the dedupe key (the event id, or a bridge hop's own), made safe by the
+ * core key helper. A queue name holds no `/`, so two queues never share a key.
+ */
+export const IDEMPOTENCY_KEY_RULES: ProviderKeyRules = { maxLength: 255, allowed: /[\x21-\x7e]/ };
+
+export function idempotencyKey(queue: string, dedupeKey: string): string {
+  return deriveProviderKey(`${queue}/${dedupeKey}`, IDEMPOTENCY_KEY_RULES);
+}
+
+/** The batch's `messages` as canonical JSON, each payload spliced in as the text it already is. */
+function batchText(entries: ReadonlyArray<Record<string, unknown>>, payloads: readonly string[]): string {
+  return `[${entries
+    .map((entry, i) => {
+      // Canonical key order: delay_seconds < idempotency_key < payload.
+      const delay = entry.delay_seconds === undefined ? '' : `"delay_seconds":${entry.delay_seconds},`;
+      return `{${delay}"idempotency_key":${JSON.stringify(entry.idempotency_key)},"payload":${payloads[i]}}`;
+    })
+    .join(',')}]`;
+}
+
+/** Settles one call per entry, all at once: Infrai documents no batch ack or nack. */
+async function settleEach<T>(
+  entries: readonly T[],
+  settle: (entry: T) => Promise<unknown>,
+): Promise<SettleOutcome[]> {
+  return Promise.all(
+    entries.map(async (entry): Promise<SettleOutcome> => {
+      try {
+        await settle(entry);
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, error: error as QueueError };
+      }
+    }),
+  );
+}
+
+function entryError(
+  error: { code?: string; message?: string; retryable?: boolean } | undefined,
+  name: string,
+): QueueError {
+  if (!error)
+    return new QueueError('UNAVAILABLE', `${name}: Infrai answered nothing for this message`, {
+      retryable: true,
+    });
+  const code =
+    error.code === 'PAYLOAD_TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : error.retryable ? 'UNAVAILABLE' : 'INTERNAL';
+  return new QueueError(code, `${name}: ${error.message ?? error.code}`, {
+    retryable: error.retryable ?? false,
+    details: { infraiCode: error.code },
+  });
+}
+
+/** The limits the snapshot's schemas set, so the manifest follows discovery. */
+function limitsOf(snapshot: DiscoverySnapshot): ContractLimits {
+  const props = (id: string) =>
+    (snapshot.capabilities[id]?.request as { properties?: Record<string, Record<string, unknown>> })
+      ?.properties ?? {};
+  const publish = props('queue.publish_batch');
+  const item =
+    (publish.messages?.items as { properties?: Record<string, Record<string, unknown>> })?.properties ?? {};
+  return {
+    maxDelaySeconds: Number(item.delay_seconds?.maximum ?? 604_800),
+    maxLeaseSeconds: Number(props('queue.consume').visibility_timeout?.maximum ?? 43_200),
+    publishBatch: Number(publish.messages?.maxItems ?? 1),
+    receiveBatch: Number(props('queue.consume').max_messages?.maximum ?? 1),
+  };
+}
+
+/** Every capability the driver calls is there, available, and offered in the region asked for. */
+function checkContract(snapshot: DiscoverySnapshot, region: string | undefined, name: string): void {
+  for (const id of QUEUE_CAPABILITIES) {
+    const contract = snapshot.capabilities[id];
+    if (!contract?.available) {
+      throw new QueueError(
+        'UNAVAILABLE',
+        `${name}: Infrai's discovery ${contract ? 'lists' : 'does not list'} ${id}${contract ? ' as unavailable' : ''}; the adapter needs it`,
+        { retryable: false, details: { capability: id } },
+      );
+    }
+    if (region === undefined) continue;
+    const offered = contract.regions;
+    if (!offered.includes(region)) {
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `${name}: Infrai offers ${id} in ${offered.join(', ') || 'no region'}, not in ${region}`,
+        { details: { field: 'region', capability: id, offered } },
+      );
+    }
+  }
+}

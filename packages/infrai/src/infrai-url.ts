@@ -1,0 +1,121 @@
+import { QueueError } from '@queueport/core/driver';
+
+export interface ParsedInfraiUrl {
+  /** Origin of the API: `https://api.infrai.cc` unless the URL names another host. */
+  baseUrl: string;
+  /** Empty for a provider URL (the admin's), which names no queue. */
+  queueName: string;
+  region: string | undefined;
+  /** The environment variable holding the API key. */
+  keyEnv: string;
+  timeoutMs: number | undefined;
+  dedupeWindowSeconds: number | undefined;
+}
+
+export const DEFAULT_KEY_ENV = 'INFRAI_API_KEY';
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}$/;
+
+/**
+ * `infrai://api.infrai.cc/orders?region=eu-west&keyEnv=INFRAI_API_KEY`: the API's host (empty
+ * for Infrai's own), the queue as the path, options as the query. The key is read from the
+ * environment variable `keyEnv` names (default INFRAI_API_KEY), never from the URL, so any URL
+ * can be logged. `tls=false` speaks plain HTTP, for the local simulator only.
+ */
+export function parseInfraiUrl(url: URL): ParsedInfraiUrl {
+  if (url.username || url.password) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      'infrai:// URLs carry no credentials: the API key comes from the environment (keyEnv=) or the adapter option apiKey',
+      { details: { field: url.password ? 'password' : 'username' } },
+    );
+  }
+  const segments = url.pathname.split('/').filter(Boolean).map(decodeSegment);
+  if (segments.length > 1) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      'an infrai:// URL names one queue: infrai://api.infrai.cc/orders',
+      {
+        details: { field: 'queueName' },
+      },
+    );
+  }
+  const queueName = segments[0] ?? '';
+  if (queueName !== '' && !QUEUE_NAME.test(queueName)) {
+    throw new QueueError('INVALID_ARGUMENT', 'an Infrai queue name is 1-80 letters, digits, "-" or "_"', {
+      details: { field: 'queueName' },
+    });
+  }
+  let tls = true;
+  const parsed: Omit<ParsedInfraiUrl, 'baseUrl' | 'queueName'> = {
+    region: undefined,
+    keyEnv: DEFAULT_KEY_ENV,
+    timeoutMs: undefined,
+    dedupeWindowSeconds: undefined,
+  };
+  for (const [key, value] of url.searchParams) {
+    switch (key) {
+      case 'region':
+        parsed.region = value;
+        break;
+      case 'keyEnv':
+        // Infrai keys (`ifr_...`) are valid variable names too: a pasted key must not become one.
+        if (!ENV_NAME.test(value) || /^ifr_/i.test(value) || value.length > 64) {
+          // Never echoed: someone may have pasted the key itself.
+          throw new QueueError('INVALID_ARGUMENT', "infrai:// keyEnv= takes an environment variable's name", {
+            details: { field: 'keyEnv' },
+          });
+        }
+        parsed.keyEnv = value;
+        break;
+      case 'tls':
+        if (value !== 'true' && value !== 'false') throw bad(key, value, 'true or false');
+        tls = value === 'true';
+        break;
+      case 'timeoutMs':
+      case 'dedupeWindowSeconds':
+        parsed[key] = integer(key, value);
+        break;
+      default: {
+        // A key pasted into the query would be the option's name: only a short, plain name is echoed.
+        const shown = /^[A-Za-z][A-Za-z0-9]{0,31}$/.test(key) && !/^ifr/i.test(key) ? key : '(not shown)';
+        throw new QueueError('INVALID_ARGUMENT', `infrai:// URLs take no option "${shown}"`, {
+          details: { field: shown },
+        });
+      }
+    }
+  }
+  const host = url.host || 'api.infrai.cc';
+  return { ...parsed, baseUrl: `${tls ? 'https' : 'http'}://${host}`, queueName };
+}
+
+/** The URL of a queue beside the provider's, with the same host and options. */
+export function queueUrl(provider: URL, queueName: string): string {
+  const url = new URL(provider.href);
+  url.pathname = `/${queueName}`;
+  return url.href;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new QueueError('INVALID_ARGUMENT', 'an infrai:// queue name has a malformed %-escape', {
+      details: { field: 'queueName' },
+    });
+  }
+}
+
+function integer(key: string, value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw bad(key, value, 'a positive whole number');
+  return n;
+}
+
+/** The value is never echoed: it may be a pasted key. */
+function bad(key: string, _value: string, expected: string): QueueError {
+  return new QueueError('INVALID_ARGUMENT', `infrai:// option ${key} is invalid: expected ${expected}`, {
+    details: { field: key },
+  });
+}

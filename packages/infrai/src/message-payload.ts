@@ -1,0 +1,59 @@
+import { canonicalJson, type JsonValue } from '@queueport/core';
+
+/**
+ * An Infrai message's payload is a JSON object, and Infrai documents no attributes. So a
+ * queueport message travels as `{ attributes?, envelope, queueport: 1 }`: the envelope embedded
+ * as the object it is (its canonical JSON text spliced in unchanged, so the bytes on the wire
+ * are the envelope's own), the attributes beside it, and a mark that says whose message it is.
+ */
+export const PAYLOAD_MARK = 'queueport';
+
+/**
+ * Bytes the wrapper adds around the envelope, with room for JSON escaping of attribute values
+ * (quotes, backslashes, control characters). A message whose escaped attributes still do not
+ * fit Infrai's 256 KB fails alone with PAYLOAD_TOO_LARGE (the driver measures the real size).
+ */
+export const PAYLOAD_WRAPPER_BYTES = 1024;
+
+/** The payload's canonical JSON, built around the envelope's own canonical text. */
+export function payloadText(body: string, attributes: Readonly<Record<string, string>>): string {
+  const names = Object.keys(attributes);
+  // canonicalJson sorts keys: "attributes" < "envelope" < "queueport".
+  const head = names.length > 0 ? `{"attributes":${canonicalJson(attributes as JsonValue)},` : '{';
+  return `${head}"envelope":${body},"${PAYLOAD_MARK}":1}`;
+}
+
+export interface UnwrappedPayload {
+  body: string;
+  attributes: Record<string, string>;
+}
+
+/**
+ * The envelope's bytes and the attributes of a received payload. The envelope is canonical
+ * JSON again (it went out canonical; Infrai may re-serialize it), so its digest still holds. A
+ * payload that is not queueport's comes back as it is, for the Queue to refuse and report.
+ */
+export function unwrapPayload(payload: unknown): UnwrappedPayload {
+  const object = payload as { envelope?: unknown; attributes?: unknown; [PAYLOAD_MARK]?: unknown } | null;
+  if (!object || typeof object !== 'object' || object[PAYLOAD_MARK] !== 1 || object.envelope === undefined) {
+    return { body: safeCanonical(payload), attributes: {} };
+  }
+  // fromEntries defines own properties: an attribute named `__proto__` stays an attribute.
+  const attributes: Record<string, string> =
+    object.attributes && typeof object.attributes === 'object'
+      ? Object.fromEntries(
+          Object.entries(object.attributes as Record<string, unknown>).filter(
+            (entry): entry is [string, string] => typeof entry[1] === 'string',
+          ),
+        )
+      : {};
+  return { body: safeCanonical(object.envelope), attributes };
+}
+
+function safeCanonical(value: unknown): string {
+  try {
+    return canonicalJson(value as JsonValue);
+  } catch {
+    return JSON.stringify(value) ?? '';
+  }
+}

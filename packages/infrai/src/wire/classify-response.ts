@@ -1,0 +1,77 @@
+import { type ErrorCode, QueueError, redactSecrets } from '@queueport/core/driver';
+
+/** Infrai's error codes (from discovery's error lists) in the port's terms. */
+const CODES: Readonly<Record<string, ErrorCode>> = {
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  FORBIDDEN: 'UNAUTHORIZED',
+  INSUFFICIENT_CREDIT: 'UNAUTHORIZED',
+  RATE_LIMITED: 'RATE_LIMITED',
+  QUEUE_NOT_FOUND: 'NOT_FOUND',
+  NOT_FOUND: 'NOT_FOUND',
+  RECEIPT_HANDLE_INVALID: 'LEASE_LOST',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  VALIDATION_ERROR: 'INVALID_ARGUMENT',
+  QUEUE_ALREADY_EXISTS: 'INVALID_ARGUMENT',
+  DEAD_LETTER_QUEUE_NOT_FOUND: 'INVALID_ARGUMENT',
+  IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
+  INTERNAL_ERROR: 'UNAVAILABLE',
+  SERVICE_UNAVAILABLE: 'UNAVAILABLE',
+};
+
+export interface InfraiFailure {
+  status: number;
+  /** The envelope's `error`, where the answer had one. */
+  error: { code?: unknown; message?: unknown; hint?: unknown; retryable?: unknown } | null | undefined;
+  retryAfter: string | undefined;
+  requestId: string | undefined;
+}
+
+/**
+ * One failed answer as a QueueError: Infrai's own code first, then its `retryable` flag, then
+ * the HTTP status. 402 is terminal and says so: retrying cannot buy credit. Infrai's message is
+ * redacted, and the request (with its bearer key) is never part of the error.
+ */
+export function classifyInfraiFailure(failure: InfraiFailure, where: string): QueueError {
+  const infraiCode = typeof failure.error?.code === 'string' ? failure.error.code : `HTTP_${failure.status}`;
+  const said = typeof failure.error?.message === 'string' ? redactSecrets(failure.error.message) : '';
+  const retryableFlag = typeof failure.error?.retryable === 'boolean' ? failure.error.retryable : undefined;
+  const code: ErrorCode =
+    CODES[infraiCode] ??
+    (failure.status === 401 || failure.status === 403
+      ? 'UNAUTHORIZED'
+      : failure.status === 402
+        ? 'UNAUTHORIZED'
+        : failure.status === 404
+          ? 'NOT_FOUND'
+          : failure.status === 429
+            ? 'RATE_LIMITED'
+            : failure.status >= 500 || retryableFlag
+              ? 'UNAVAILABLE'
+              : 'INTERNAL');
+  const terminalCredit = infraiCode === 'INSUFFICIENT_CREDIT' || failure.status === 402;
+  const retryAfterSeconds = parseRetryAfter(failure.retryAfter);
+  const message = terminalCredit
+    ? `${where}: the Infrai account has no credit left (INSUFFICIENT_CREDIT, HTTP 402); this is terminal and is not retried: add credit, then run again`
+    : `${where}: ${said || 'Infrai refused the request'} (${infraiCode}, HTTP ${failure.status})`;
+  return new QueueError(code, message, {
+    // Infrai's own flag wins over the code's default, except where it could loop forever.
+    retryable: terminalCredit
+      ? false
+      : (retryableFlag ?? (code === 'UNAVAILABLE' || code === 'RATE_LIMITED')),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    details: {
+      infraiCode,
+      httpStatus: failure.status,
+      ...(terminalCredit ? { terminal: true } : {}),
+      ...(failure.requestId ? { requestId: failure.requestId } : {}),
+    },
+  });
+}
+
+/** `Retry-After` as seconds: a delta (`30`) or an HTTP date. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}

@@ -1,0 +1,88 @@
+import { QueueError } from '@queueport/core/driver';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { DiscoverySnapshot } from '../discovery/discovery-format';
+
+// ajv-formats ships CommonJS with a default export; both module systems must find the function.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+
+interface Compiled {
+  request: ValidateFunction;
+  response: ValidateFunction;
+}
+
+/**
+ * Every request body checked against the committed discovery snapshot before it is sent, and
+ * every response's `data` after: a mismatch is a local, typed error naming the field, never an
+ * HTTP round trip, and a drifted answer is caught where it lands instead of deep in the driver.
+ */
+export class ContractValidator {
+  readonly #compiled = new Map<string, Compiled>();
+  readonly #ajv: Ajv;
+
+  constructor(readonly snapshot: DiscoverySnapshot) {
+    // Discovery's schemas are the provider's: unknown keywords (examples, descriptions) are not ours to refuse.
+    this.#ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(this.#ajv);
+  }
+
+  checkRequest(capability: string, params: unknown): void {
+    const validate = this.#of(capability).request;
+    if (!validate(params)) {
+      const problems = describe(validate.errors);
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `infrai ${capability}: the request does not match Infrai's schema: ${problems.join('; ')}`,
+        { details: { capability, field: firstField(validate.errors), problems } },
+      );
+    }
+  }
+
+  checkResponse(capability: string, data: unknown, requestId: string | undefined): void {
+    const validate = this.#of(capability).response;
+    if (!validate(data)) {
+      const problems = describe(validate.errors);
+      throw new QueueError(
+        'INTERNAL',
+        `infrai ${capability}: Infrai answered data that does not match the snapshot (${problems.join('; ')}); run the discovery check (pnpm infrai:codegen --check)`,
+        { details: { capability, problems, ...(requestId ? { requestId } : {}) } },
+      );
+    }
+  }
+
+  #of(capability: string): Compiled {
+    let compiled = this.#compiled.get(capability);
+    if (!compiled) {
+      const contract = this.snapshot.capabilities[capability];
+      if (!contract) {
+        throw new QueueError('INTERNAL', `infrai: the discovery snapshot has no capability ${capability}`);
+      }
+      compiled = {
+        request: this.#ajv.compile(contract.request as object),
+        response: this.#ajv.compile(contract.response as object),
+      };
+      this.#compiled.set(capability, compiled);
+    }
+    return compiled;
+  }
+}
+
+function describe(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((e) => {
+    const field = fieldOf(e);
+    return `${field || '(body)'} ${e.message ?? 'is invalid'}`;
+  });
+}
+
+function fieldOf(error: ErrorObject): string {
+  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const missing = (error.params as { missingProperty?: string; additionalProperty?: string }) ?? {};
+  const extra = missing.missingProperty ?? missing.additionalProperty;
+  return extra ? (path ? `${path}.${extra}` : extra) : path;
+}
+
+function firstField(errors: ErrorObject[] | null | undefined): string | undefined {
+  const first = errors?.[0];
+  return first ? fieldOf(first) || undefined : undefined;
+}
