@@ -1,9 +1,9 @@
 import {
   type AdapterDefinition,
   defineAdapter,
+  guardedAdmin,
   normalizeError,
   type OpenContext,
-  type QueueAdmin,
   QueueError,
 } from '@queueport/core/driver';
 import { Redis } from 'ioredis';
@@ -88,24 +88,11 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
           },
           owns,
         ),
+        'bullmq admin',
+        classifyBullmqError,
       );
     },
   });
-}
-
-/** Every admin failure in the port's terms, so no raw ioredis error (and its arguments) gets out. */
-function guardedAdmin(admin: QueueAdmin): QueueAdmin {
-  const guarded: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(admin)) {
-    guarded[name] = async (...args: unknown[]) => {
-      try {
-        return await (method as (...a: unknown[]) => Promise<unknown>).apply(admin, args);
-      } catch (error) {
-        throw normalizeError(error, 'bullmq admin', classifyBullmqError);
-      }
-    };
-  }
-  return guarded as unknown as QueueAdmin;
 }
 
 function sameRedis(a: ParsedBullmqUrl, b: ParsedBullmqUrl): boolean {

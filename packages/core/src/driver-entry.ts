@@ -2,7 +2,14 @@
  * @queueport/core/driver, for driver authors: the contract a provider package implements, its
  * adapter definition, and the helpers every driver shares (errors, provider-safe keys).
  */
-export { type AdapterDefinition, defineAdapter, type OpenContext, type QueueAdmin } from './adapters';
+export {
+  type AdapterDefinition,
+  checkAdminSettings,
+  defineAdapter,
+  guardedAdmin,
+  type OpenContext,
+  type QueueAdmin,
+} from './adapters';
 export * from './capabilities';
 export { type Clock, systemClock } from './clock';
 export { BRIDGE_ATTRIBUTE, BRIDGE_RESERVED_BYTES } from './delay-bridge';

@@ -1,9 +1,8 @@
 import {
   type AdapterDefinition,
   defineAdapter,
-  normalizeError,
+  guardedAdmin,
   type OpenContext,
-  type QueueAdmin,
   QueueError,
   redactSecrets,
 } from '@queueport/core/driver';
@@ -102,24 +101,10 @@ export function createInfraiAdapter(adapterOptions: InfraiAdapterOptions = {}): 
             return parsed.queueName;
           },
         }),
+        'infrai admin',
       );
     },
   });
-}
-
-/** Every admin failure in the port's terms. */
-function guardedAdmin(admin: QueueAdmin): QueueAdmin {
-  const guarded: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(admin)) {
-    guarded[name] = async (...args: unknown[]) => {
-      try {
-        return await (method as (...a: unknown[]) => Promise<unknown>).apply(admin, args);
-      } catch (error) {
-        throw normalizeError(error, 'infrai admin');
-      }
-    };
-  }
-  return guarded as unknown as QueueAdmin;
 }
 
 /** The adapter that reads the key from the environment (INFRAI_API_KEY, or the URL's keyEnv). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateQueueRequest, DeadLetterRecord, QueueStats } from '@queueport/core';
-import { type QueueAdmin, QueueError } from '@queueport/core/driver';
+import { checkAdminSettings, type QueueAdmin, QueueError } from '@queueport/core/driver';
 import type { QueueDlqListResponse, QueueListResponse } from './generated/queue-types';
 import { unwrapPayload } from './message-payload';
 import type { InfraiHttp } from './wire/infrai-http';
@@ -32,13 +32,7 @@ export function infraiAdmin({ http, urlOf, locate }: InfraiAdminOptions): QueueA
   return {
     async createQueue(request: CreateQueueRequest): Promise<string> {
       const settings = request.settings ?? {};
-      for (const key of Object.keys(settings)) {
-        if (!SETTINGS.includes(key)) {
-          throw new QueueError('INVALID_ARGUMENT', `infrai: createQueue takes no setting "${key}"`, {
-            details: { field: key },
-          });
-        }
-      }
+      checkAdminSettings(settings, SETTINGS, 'infrai');
       const shared = {
         ...(settings.fifo === true ? { type: 'fifo' } : {}),
         ...(settings.retentionDays !== undefined ? { message_retention_days: settings.retentionDays } : {}),

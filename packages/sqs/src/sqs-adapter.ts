@@ -2,9 +2,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   type AdapterDefinition,
   defineAdapter,
-  normalizeError,
+  guardedAdmin,
   type OpenContext,
-  type QueueAdmin,
   QueueError,
 } from '@queueport/core/driver';
 import { sqsErrorClassifier } from './classify-error';
@@ -83,25 +82,11 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
             return { queueName: parsed.queueName, accountId: parsed.accountId };
           },
         }),
+        'sqs admin',
+        sqsErrorClassifier('sqs admin'),
       );
     },
   });
-}
-
-/** Every admin failure in the port's terms, so no raw SDK error gets out. */
-function guardedAdmin(admin: QueueAdmin): QueueAdmin {
-  const classify = sqsErrorClassifier('sqs admin');
-  const guarded: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(admin)) {
-    guarded[name] = async (...args: unknown[]) => {
-      try {
-        return await (method as (...a: unknown[]) => Promise<unknown>).apply(admin, args);
-      } catch (error) {
-        throw normalizeError(error, 'sqs admin', classify);
-      }
-    };
-  }
-  return guarded as unknown as QueueAdmin;
 }
 
 function urlOf(queue: string): URL {

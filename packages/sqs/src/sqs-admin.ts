@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { CreateQueueRequest, DeadLetterRecord, QueueStats } from '@queueport/core';
 import {
+  checkAdminSettings,
   deriveProviderKey,
   MAX_RETENTION_SECONDS,
   type QueueAdmin,
@@ -221,13 +222,7 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
   return {
     async createQueue(request: CreateQueueRequest): Promise<string> {
       const settings = request.settings ?? {};
-      for (const key of Object.keys(settings)) {
-        if (!SETTINGS.includes(key)) {
-          throw new QueueError('INVALID_ARGUMENT', `sqs: createQueue takes no setting "${key}"`, {
-            details: { field: key },
-          });
-        }
-      }
+      checkAdminSettings(settings, SETTINGS, 'sqs');
       const fifo = settings.fifo === true || request.name.endsWith('.fifo');
       const base = request.name.replace(/\.fifo$/, '');
       const name = fifo ? `${base}.fifo` : base;

@@ -8,4 +8,5 @@ export {
   type QueueStats,
 } from './adapter-definition';
 export { AdapterRegistry, type OpenQueueOptions, openQueue } from './adapter-registry';
+export { checkAdminSettings, guardedAdmin } from './guarded-admin';
 export { redactUrl } from './redact-url';

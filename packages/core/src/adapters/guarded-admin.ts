@@ -1,0 +1,42 @@
+import { type ErrorClassifier, normalizeError, QueueError } from '../errors';
+import type { QueueAdmin } from './adapter-definition';
+
+/**
+ * An admin surface whose every failure is in the port's terms, so no raw client error (and the
+ * request or credentials it may carry) gets out of a provider package: each method's error goes
+ * through `normalizeError` with the provider's classifier.
+ */
+export function guardedAdmin(admin: QueueAdmin, where: string, classify?: ErrorClassifier): QueueAdmin {
+  const guarded: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(admin)) {
+    if (typeof method !== 'function') continue;
+    guarded[name] = async (...args: unknown[]) => {
+      try {
+        return await (method as (...a: unknown[]) => Promise<unknown>).apply(admin, args);
+      } catch (error) {
+        throw normalizeError(error, where, classify);
+      }
+    };
+  }
+  return guarded as unknown as QueueAdmin;
+}
+
+/**
+ * Refuses, by name, a `createQueue` setting the provider does not take: a typo never silently
+ * means the default.
+ */
+export function checkAdminSettings(
+  settings: Readonly<Record<string, unknown>> | undefined,
+  known: readonly string[],
+  where: string,
+): void {
+  for (const key of Object.keys(settings ?? {})) {
+    if (!known.includes(key)) {
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `${where}: createQueue takes no setting "${key}"${known.length > 0 ? ` (it takes ${known.join(', ')})` : ''}`,
+        { details: { field: key } },
+      );
+    }
+  }
+}

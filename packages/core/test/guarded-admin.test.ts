@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { checkAdminSettings, guardedAdmin, type QueueAdmin, QueueError } from '../src/driver-entry';
+
+const failing = (error: unknown): QueueAdmin => ({
+  createQueue: async () => {
+    throw error;
+  },
+  deleteQueue: async () => {},
+  stats: async () => ({ depth: 0, oldestReadyAgeSeconds: null, deadLetters: null }),
+  close: async () => {},
+});
+
+describe('guardedAdmin', () => {
+  it('turns a raw client error into a QueueError, the secret in its message redacted', async () => {
+    const raw = Object.assign(new Error('AUTH failed for password=hunter2hunter2'), {
+      args: ['AUTH', 'hunter2hunter2'],
+    });
+    const error = await guardedAdmin(failing(raw), 'x admin')
+      .createQueue({ name: 'q' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QueueError);
+    expect(JSON.stringify(error)).not.toContain('hunter2hunter2');
+  });
+
+  it('lets the provider classifier decide, and passes QueueErrors and results through', async () => {
+    const classified = new QueueError('UNAUTHORIZED', 'x: refused');
+    const admin = guardedAdmin(failing(new Error('raw')), 'x admin', () => classified);
+    await expect(admin.createQueue({ name: 'q' })).rejects.toBe(classified);
+    expect(await admin.stats('x://q')).toEqual({ depth: 0, oldestReadyAgeSeconds: null, deadLetters: null });
+    const own = new QueueError('NOT_FOUND', 'x: gone');
+    await expect(guardedAdmin(failing(own), 'x admin').createQueue({ name: 'q' })).rejects.toBe(own);
+  });
+
+  it('keeps only the surface the admin has: no method appears that it lacks', () => {
+    expect(Object.keys(guardedAdmin(failing(new Error('e')), 'x admin')).sort()).toEqual([
+      'close',
+      'createQueue',
+      'deleteQueue',
+      'stats',
+    ]);
+  });
+});
+
+describe('checkAdminSettings', () => {
+  it('refuses an unknown setting by name, listing the known ones, and takes the known ones', () => {
+    expect(() => checkAdminSettings({ fifo: true }, ['fifo'], 'x')).not.toThrow();
+    expect(() => checkAdminSettings(undefined, ['fifo'], 'x')).not.toThrow();
+    expect(() => checkAdminSettings({ fifoo: true }, ['fifo'], 'x')).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'fifoo' } }),
+    );
+    expect(() => checkAdminSettings({ a: 1 }, [], 'x')).toThrow(/createQueue takes no setting "a"$/);
+  });
+});
