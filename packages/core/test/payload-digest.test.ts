@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkedPayloadDigest, sha256Hex } from '../src/envelope/digest';
+import { canonicalJsonOfParsed, checkedPayloadDigest, sha256Hex } from '../src/envelope/digest';
 import type { JsonValue } from '../src/envelope/types';
 
 const digestOf = (value: JsonValue) => sha256Hex(canonicalize(value)!);
@@ -56,5 +56,27 @@ describe('checkedPayloadDigest', () => {
     const parsed = JSON.parse('{"10":1,"9":2,"a":{"2":0,"10":1}}') as JsonValue;
     expect(checkedPayloadDigest(parsed)).toBe(digestOf(parsed));
     expect(JSON.stringify(parsed)).not.toBe(canonicalize(parsed));
+  });
+});
+
+describe('canonicalJsonOfParsed', () => {
+  const json = fc
+    .jsonValue({ maxDepth: 4, noUnicodeString: false })
+    .map((v) => JSON.parse(JSON.stringify(v)) as JsonValue);
+
+  it('equals canonicalize for data parsed from canonical text and from any other order', () => {
+    fc.assert(
+      fc.property(json, (value) => {
+        const canonical = canonicalize(value)!;
+        expect(canonicalJsonOfParsed(JSON.parse(canonical) as JsonValue)).toBe(canonical);
+        expect(canonicalJsonOfParsed(JSON.parse(JSON.stringify(value)) as JsonValue)).toBe(canonical);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('sorts integer-like keys, which JSON.parse enumerates first, as canonical JSON does', () => {
+    const parsed = JSON.parse('{"10":1,"2":2,"a":{"b":1,"a":2}}') as JsonValue;
+    expect(canonicalJsonOfParsed(parsed)).toBe('{"10":1,"2":2,"a":{"a":2,"b":1}}');
   });
 });

@@ -1,4 +1,4 @@
-import { canonicalJson, type JsonValue } from '@queueport/core';
+import { canonicalJson, canonicalJsonOfParsed, type JsonValue } from '@queueport/core';
 
 /**
  * An Infrai message's payload is a JSON object, and Infrai documents no attributes. So a
@@ -52,7 +52,8 @@ export function unwrapPayload(payload: unknown): UnwrappedPayload {
 
 function safeCanonical(value: unknown): string {
   try {
-    return canonicalJson(value as JsonValue);
+    // Parsed from Infrai's answer: plain data, usually in canonical key order already.
+    return canonicalJsonOfParsed(value as JsonValue);
   } catch {
     return JSON.stringify(value) ?? '';
   }

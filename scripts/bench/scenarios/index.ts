@@ -5,6 +5,7 @@ import { bullmqDriverConsume10, bullmqDriverConsume50, bullmqDriverPublish } fro
 import { bullmqConsume10, bullmqConsume50, bullmqPublish } from './bullmq-queue';
 import { deliveryVsPhysicalLimit } from './delivery-vs-physical-limit';
 import { deliveryVsRawPost } from './delivery-vs-raw-post';
+import { infraiConsume, infraiConsumeAck, infraiPublish } from './infrai-queue';
 import { ledgerPostgres } from './ledger-postgres';
 import { ledgerSqlite } from './ledger-sqlite';
 import { queueVsDriver } from './queue-vs-driver';
@@ -26,4 +27,7 @@ export const scenarios: readonly Scenario[] = [
   sqsPublish,
   sqsReceiveAck,
   sqsConsume,
+  infraiPublish,
+  infraiConsumeAck,
+  infraiConsume,
 ];

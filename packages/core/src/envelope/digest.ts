@@ -43,6 +43,15 @@ export function canonicalText(value: JsonValue): string {
   return text;
 }
 
+/**
+ * Canonical JSON of plain data just parsed from JSON (a provider's answer): `JSON.stringify`
+ * where every object already enumerates its keys in canonical order, as data parsed from
+ * canonical text does, and the full canonicalization only where one does not.
+ */
+export function canonicalJsonOfParsed(value: JsonValue): string {
+  return inCanonicalOrder(value) ? JSON.stringify(value) : canonicalText(value);
+}
+
 /** SHA-256 of the canonical form of a payload `JsonReader` has read already. */
 export function checkedPayloadDigest(payload: JsonValue): string {
   return sha256Hex(inCanonicalOrder(payload) ? JSON.stringify(payload) : canonicalText(payload));

@@ -1,6 +1,7 @@
 export { decodeEnvelope, encodeEnvelope } from './codec';
 export {
   canonicalJson,
+  canonicalJsonOfParsed,
   DEFAULT_MAX_ENCODED_BYTES,
   type EncodeOptions,
   payloadDigest,

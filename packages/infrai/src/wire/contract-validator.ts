@@ -18,6 +18,18 @@ interface Compiled {
  * HTTP round trip, and a drifted answer is caught where it lands instead of deep in the driver.
  */
 export class ContractValidator {
+  static readonly #shared = new WeakMap<DiscoverySnapshot, ContractValidator>();
+
+  /** One per snapshot: compiling every capability's schemas costs milliseconds, once. */
+  static for(snapshot: DiscoverySnapshot): ContractValidator {
+    let validator = ContractValidator.#shared.get(snapshot);
+    if (!validator) {
+      validator = new ContractValidator(snapshot);
+      ContractValidator.#shared.set(snapshot, validator);
+    }
+    return validator;
+  }
+
   readonly #compiled = new Map<string, Compiled>();
   readonly #ajv: Ajv;
 
