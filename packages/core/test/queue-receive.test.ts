@@ -77,6 +77,24 @@ describe('receive', () => {
     expect(driver.deadLettered.map((d) => d.receipt)).toEqual(['r-1', 'r-3']);
   });
 
+  it('checks a body the driver parsed already as it checks the text, refusing a tampered one', async () => {
+    const driver = new RecordingDriver();
+    const body = encodeEnvelope(envelope);
+    driver.inbox.push(
+      { ...message(1, body), parsedBody: JSON.parse(body) },
+      { ...message(2, body), parsedBody: { ...JSON.parse(body), payload: 'tampered' } },
+    );
+    const invalid: string[] = [];
+    const queue = new Queue(driver, {
+      hooks: { onInvalidMessage: ({ messageId }) => invalid.push(messageId) },
+    });
+    const deliveries = await queue.receive({ maxMessages: 2 });
+    expect(deliveries.map((d) => [d.messageId, d.body, d.envelope.event_id])).toEqual([
+      ['m-1', body, envelope.event_id],
+    ]);
+    expect(invalid).toEqual(['m-2']);
+  });
+
   it('tries again after a pass that held only invalid bodies, so a drain loop is not cut short', async () => {
     const driver = new RecordingDriver();
     driver.inbox.push(message(1, 'not json'), message(2, '{}'), message(3));

@@ -157,11 +157,13 @@ export class InfraiDriver implements Driver {
       request.signal ? { signal: request.signal } : {},
     );
     return answer.messages.map((message) => {
-      const { body, attributes } = unwrapPayload(message.payload);
+      const { body, parsed, attributes } = unwrapPayload(message.payload);
       return {
         receipt: message.receipt_handle,
         messageId: message.message_id,
         body,
+        // Parsed once, from Infrai's answer: the Queue checks it without parsing `body` again.
+        parsedBody: parsed,
         attributes,
         receiveCount: message.delivery_count,
       };

@@ -25,6 +25,8 @@ export function payloadText(body: string, attributes: Readonly<Record<string, st
 
 export interface UnwrappedPayload {
   body: string;
+  /** The envelope as parsed from Infrai's answer: what `JSON.parse(body)` gives. */
+  parsed: unknown;
   attributes: Record<string, string>;
 }
 
@@ -36,7 +38,7 @@ export interface UnwrappedPayload {
 export function unwrapPayload(payload: unknown): UnwrappedPayload {
   const object = payload as { envelope?: unknown; attributes?: unknown; [PAYLOAD_MARK]?: unknown } | null;
   if (!object || typeof object !== 'object' || object[PAYLOAD_MARK] !== 1 || object.envelope === undefined) {
-    return { body: safeCanonical(payload), attributes: {} };
+    return { body: safeCanonical(payload), parsed: payload, attributes: {} };
   }
   // fromEntries defines own properties: an attribute named `__proto__` stays an attribute.
   const attributes: Record<string, string> =
@@ -47,7 +49,7 @@ export function unwrapPayload(payload: unknown): UnwrappedPayload {
           ),
         )
       : {};
-  return { body: safeCanonical(object.envelope), attributes };
+  return { body: safeCanonical(object.envelope), parsed: object.envelope, attributes };
 }
 
 function safeCanonical(value: unknown): string {

@@ -33,7 +33,7 @@ describe('payloadText / unwrapPayload', () => {
     fc.assert(
       fc.property(bodyArb, attributesArb, (body, attributes) => {
         const text = payloadText(body, attributes);
-        expect(unwrapPayload(JSON.parse(text))).toEqual({ body, attributes });
+        expect(unwrapPayload(JSON.parse(text))).toEqual({ body, parsed: JSON.parse(body), attributes });
       }),
       { numRuns: 300 },
     );
@@ -81,16 +81,18 @@ describe('payloadText / unwrapPayload', () => {
   it('gives back a payload that is not queueport’s as it is (canonical), with no attributes', () => {
     expect(unwrapPayload({ z: 1, a: [true, null] })).toEqual({
       body: '{"a":[true,null],"z":1}',
+      parsed: { z: 1, a: [true, null] },
       attributes: {},
     });
     expect(unwrapPayload({ queueport: 2, envelope: { a: 1 } }).body).toBe(
       '{"envelope":{"a":1},"queueport":2}',
     );
     expect(unwrapPayload({ queueport: 1 }).body).toBe('{"queueport":1}');
-    expect(unwrapPayload(null)).toEqual({ body: 'null', attributes: {} });
+    expect(unwrapPayload(null)).toEqual({ body: 'null', parsed: null, attributes: {} });
     // Attribute values that are not strings are dropped, not turned into text.
     expect(unwrapPayload({ queueport: 1, envelope: {}, attributes: { n: 1, s: 'x', o: {} } })).toEqual({
       body: '{}',
+      parsed: {},
       attributes: { s: 'x' },
     });
   });

@@ -42,6 +42,12 @@ export interface DriverMessage {
   /** The provider's id for the stored message; stable across redeliveries. */
   messageId: string;
   body: string;
+  /**
+   * The body already parsed, where the provider answered it as JSON (Infrai's payload objects):
+   * the Queue checks this instead of parsing `body` again. It must be exactly what
+   * `JSON.parse(body)` gives, and a fresh object the driver keeps no hold of.
+   */
+  parsedBody?: unknown;
   attributes: Record<string, string>;
   /** 1 on first delivery. 0 when the driver's manifest says it cannot count. */
   receiveCount: number;

@@ -28,3 +28,11 @@ export function decodeEnvelope(body: string): Envelope {
   }
   return assertParsedEnvelope(parsed);
 }
+
+/**
+ * `decodeEnvelope` for a body a driver has parsed already (a provider that answers JSON): the
+ * same checks, in place, without parsing the text a second time.
+ */
+export function decodeParsedEnvelope(parsed: unknown): Envelope {
+  return assertParsedEnvelope(parsed);
+}

@@ -1,4 +1,4 @@
-export { decodeEnvelope, encodeEnvelope } from './codec';
+export { decodeEnvelope, decodeParsedEnvelope, encodeEnvelope } from './codec';
 export {
   canonicalJson,
   canonicalJsonOfParsed,

@@ -9,7 +9,7 @@ import { type Clock, systemClock } from '../clock';
 import { type CloseOptions, type ConsumeOptions, Consumer, type Handler } from '../consumer/consumer';
 import { BRIDGE_RESERVED_BYTES, DelayBridge } from '../delay-bridge';
 import type { Driver, DriverMessage, OutgoingMessage, PublishOutcome, SettleOutcome } from '../driver';
-import { decodeEnvelope, type Envelope } from '../envelope';
+import { decodeEnvelope, decodeParsedEnvelope, type Envelope } from '../envelope';
 import { prepareEncodedEnvelope } from '../envelope/validate';
 import { normalizeError, QueueError } from '../errors';
 import {
@@ -572,7 +572,10 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     for (const message of messages) {
       let envelope: Envelope;
       try {
-        envelope = decodeEnvelope(message.body);
+        envelope =
+          message.parsedBody === undefined
+            ? decodeEnvelope(message.body)
+            : decodeParsedEnvelope(message.parsedBody);
       } catch (raw) {
         await this.#refuseInvalid(message, normalizeError(raw, this.driver.name));
         continue;

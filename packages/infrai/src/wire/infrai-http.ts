@@ -1,5 +1,5 @@
-import { canonicalJson, type JsonValue } from '@queueport/core';
 import { normalizeError, QueueError } from '@queueport/core/driver';
+import canonicalize from 'canonicalize';
 import { type Dispatcher, request } from 'undici';
 import type { CapabilityContract, DiscoverySnapshot } from '../discovery/discovery-format';
 import { classifyInfraiFailure } from './classify-response';
@@ -50,12 +50,18 @@ export class InfraiHttp {
   readonly validator: ContractValidator;
   readonly #options: InfraiHttpOptions;
   readonly #origin: string;
-  readonly #authorization: string;
+  /** Built once: every request sends the same ones. */
+  readonly #headers: { bodyless: Record<string, string>; json: Record<string, string> };
 
   constructor(options: InfraiHttpOptions) {
     this.#options = options;
     this.#origin = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.#authorization = `Bearer ${options.apiKey}`;
+    const bodyless = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+    };
+    this.#headers = { bodyless, json: { ...bodyless, 'content-type': 'application/json' } };
     this.validator = ContractValidator.for(options.snapshot);
   }
 
@@ -90,12 +96,7 @@ export class InfraiHttp {
     try {
       const answer = await request(url, {
         method: contract.method,
-        headers: {
-          authorization: this.#authorization,
-          accept: 'application/json',
-          'user-agent': USER_AGENT,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
+        headers: body === undefined ? this.#headers.bodyless : this.#headers.json,
         ...(body === undefined ? {} : { body }),
         // undici's own phase timers, not an AbortSignal per request: a signal's listeners cost
         // about 15 µs a call (measured), and these bound the wait to within about a second.
@@ -139,7 +140,10 @@ export class InfraiHttp {
 }
 
 function encode(value: Record<string, unknown>, raw: string | undefined): string {
-  const text = canonicalJson(value as JsonValue);
+  // The driver's own plain data, already checked against the schema: RFC 8785 (the canonicalize
+  // library) directly, without core's reader, which copies and re-checks untrusted input.
+  const text = canonicalize(value);
+  if (text === undefined) throw new QueueError('INTERNAL', 'infrai: a request body has no JSON form');
   return raw === undefined ? text : text.replace(JSON.stringify(PLACEHOLDER), () => raw);
 }
 
