@@ -1,0 +1,31 @@
+import type { Command } from './command-context';
+
+export const TOP_USAGE = 'usage: queueport <command> [options]   (queueport <command> --help for its own)';
+
+/** The top-level --help: every command with its summary, and the flags every command takes. */
+export function topLevelHelp(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  return `${TOP_USAGE}
+
+The queueport CLI: the exit drill, the conformance suite, a migration canary, reconciliation and
+the dead letters, against the providers of a configuration file.
+
+Commands:
+${commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
+
+Options (before or after the command):
+  --config <file>  the configuration (default: queueport.config.json, .mjs or .ts in the working
+                   directory; with none, embedded defaults: the memory driver and an in-process
+                   Infrai simulator, a SQLite ledger in a temp folder, a loopback receiver)
+  --json           the report as JSON on stdout, and no progress
+  --junit <file>   also write the report as JUnit XML to <file>, for CI
+  --no-color       no colour (nor with NO_COLOR set); there is colour only on a terminal
+  -h, --help       this help; \`queueport <command> --help\` for a command's
+  --version        the version
+
+Secrets come from environment variables the configuration names, never from the file, and no
+output shows them.
+
+Exit status: 0 every check passed, 1 a check failed, 2 a usage or configuration error.
+`;
+}

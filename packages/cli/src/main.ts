@@ -1,0 +1,138 @@
+import type { AdapterDefinition } from '@queueport/core/driver';
+import type { Command } from './command-context';
+import { COMMANDS } from './commands/registry';
+import { createCommandContext } from './context';
+import { ConfigError, UsageError } from './errors';
+import { EXIT, type ExitCode } from './exit-codes';
+import { type GlobalFlags, parseGlobalFlags } from './global-flags';
+import { TOP_USAGE, topLevelHelp } from './help';
+import type { CliIo } from './io';
+import { emitReport } from './report/emit-report';
+import { Redactor } from './report/redact-output';
+import { describeError } from './report/report-builder';
+import type { CommandReport } from './report/report-types';
+import { VERSION } from './version';
+
+export interface MainOptions {
+  /** Adapters besides (or instead of) the built-in ones, by scheme: for programs and tests. */
+  adapters?: readonly AdapterDefinition[];
+  /** The commands to dispatch to; every built-in one by default. */
+  commands?: readonly Command[];
+}
+
+/**
+ * The CLI: global flags, then the command by name, its report printed in the format asked for.
+ * Exit 0 when every check passed, 1 when one failed (or the command broke down), 2 when the
+ * command line or the configuration was wrong and nothing was checked.
+ */
+export async function main(argv: readonly string[], io: CliIo, options: MainOptions = {}): Promise<ExitCode> {
+  const commands = options.commands ?? COMMANDS;
+  const early = new Redactor(io.env);
+  let flags: GlobalFlags;
+  try {
+    flags = parseGlobalFlags(argv, TOP_USAGE);
+  } catch (error) {
+    return refuse(io, early, error as UsageError, undefined, false);
+  }
+  if (flags.version) {
+    io.stdout(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  if (!flags.command) {
+    if (flags.help) {
+      io.stdout(topLevelHelp(commands));
+      return EXIT.ok;
+    }
+    io.stderr(topLevelHelp(commands));
+    return EXIT.usage;
+  }
+  const command = commands.find((each) => each.name === flags.command);
+  if (!command) {
+    const error = new UsageError(
+      `unknown command "${flags.command}"; commands: ${commands.map((each) => each.name).join(', ')}`,
+    );
+    return refuse(io, early, error, undefined, flags.json);
+  }
+  if (flags.commandHelp) {
+    io.stdout(command.help);
+    return EXIT.ok;
+  }
+
+  const context = createCommandContext(io, {
+    configPath: flags.configPath,
+    json: flags.json,
+    ...(options.adapters ? { adapters: options.adapters } : {}),
+  });
+  try {
+    let report: CommandReport;
+    try {
+      report = await command.run(flags.rest, context);
+    } catch (error) {
+      if (error instanceof UsageError || error instanceof ConfigError) {
+        context.progressDisplay.clear();
+        return refuse(io, context.redactor, error, command.name, flags.json);
+      }
+      report = brokeDown(command.name, error);
+    }
+    context.progressDisplay.clear();
+    try {
+      await emitReport(report, io, {
+        json: flags.json,
+        junitPath: flags.junitPath,
+        color: io.isTTY && !flags.noColor && !io.env.NO_COLOR,
+        redactor: context.redactor,
+      });
+    } catch (error) {
+      io.stderr(
+        `${context.redactor.text(`queueport: could not write the JUnit report: ${describeError(error)}`)}\n`,
+      );
+      return EXIT.usage;
+    }
+    return report.ok ? EXIT.ok : EXIT.failed;
+  } finally {
+    await context.close();
+  }
+}
+
+/** Nothing was checked: say why, and where the usage is. */
+function refuse(
+  io: CliIo,
+  redactor: Redactor,
+  error: UsageError | ConfigError,
+  command: string | undefined,
+  json: boolean,
+): ExitCode {
+  const message = redactor.text(error.message);
+  const hint = command ? `queueport ${command} --help` : 'queueport --help';
+  io.stderr(`queueport: ${message}\n(${hint} for usage)\n`);
+  if (json) {
+    const kind = error instanceof ConfigError ? 'config' : 'usage';
+    const detail =
+      error instanceof ConfigError
+        ? { ...(error.file ? { file: error.file } : {}), ...(error.field ? { field: error.field } : {}) }
+        : {};
+    io.stdout(
+      `${redactor.text(JSON.stringify({ command: command ?? null, ok: false, error: { kind, message, ...detail } }, null, 2))}\n`,
+    );
+  }
+  return EXIT.usage;
+}
+
+/** A command that threw something other than a usage or configuration error: a failed run, reported. */
+function brokeDown(command: string, error: unknown): CommandReport {
+  return {
+    command,
+    ok: false,
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    checks: [
+      {
+        id: `${command}.error`,
+        title: `queueport ${command} ran to the end`,
+        status: 'failed',
+        durationMs: 0,
+        detail: describeError(error),
+      },
+    ],
+  };
+}
