@@ -1,3 +1,5 @@
+import { mkdir, open, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { AdapterDefinition } from '@queueport/core/driver';
 import type { Command } from './command-context';
 import { COMMANDS } from './commands/registry';
@@ -64,6 +66,19 @@ export async function main(argv: readonly string[], io: CliIo, options: MainOpti
     ...(options.adapters ? { adapters: options.adapters } : {}),
   });
   try {
+    if (flags.junitPath) {
+      // Checked before the run: a long drill must not end in "could not write the report".
+      const problem = await unwritable(flags.junitPath, io.cwd);
+      if (problem) {
+        return refuse(
+          io,
+          context.redactor,
+          new UsageError(`--junit ${flags.junitPath}: ${problem}`),
+          command.name,
+          flags.json,
+        );
+      }
+    }
     let report: CommandReport;
     try {
       report = await command.run(flags.rest, context);
@@ -75,6 +90,7 @@ export async function main(argv: readonly string[], io: CliIo, options: MainOpti
       report = brokeDown(command.name, error);
     }
     context.progressDisplay.clear();
+    report = await withEmbeddedNote(report, context);
     try {
       await emitReport(report, io, {
         json: flags.json,
@@ -135,4 +151,56 @@ function brokeDown(command: string, error: unknown): CommandReport {
       },
     ],
   };
+}
+
+const EMBEDDED_NOTE =
+  'ran on the embedded defaults (in-process providers, a temporary ledger, a loopback receiver); add a queueport.config.json to use your own';
+
+/** Every command says when it ran on the throwaway defaults, so a forgotten --config never passes for a real answer. */
+async function withEmbeddedNote(
+  report: CommandReport,
+  context: { config(): Promise<{ file: string | undefined }> },
+): Promise<CommandReport> {
+  let file: string | undefined;
+  try {
+    file = (await context.config()).file;
+  } catch {
+    return report;
+  }
+  if (
+    file !== undefined ||
+    (report.notes ?? []).some((note) => note.startsWith('ran on the embedded defaults'))
+  ) {
+    return report;
+  }
+  return { ...report, notes: [...(report.notes ?? []), EMBEDDED_NOTE] };
+}
+
+/**
+ * Why a JUnit report could not be written there, or undefined. Tried for real (missing folders
+ * made one by one, the file opened for appending): permission checks say little to root, and
+ * Node 20's recursive mkdir never returns on some paths (under /proc).
+ */
+async function unwritable(file: string, cwd: string): Promise<string | undefined> {
+  const target = resolve(cwd, file);
+  try {
+    await ensureDirectory(dirname(target));
+    const handle = await open(target, 'a');
+    await handle.close();
+    return undefined;
+  } catch (error) {
+    return `cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+}
+
+async function ensureDirectory(dir: string): Promise<void> {
+  try {
+    if ((await stat(dir)).isDirectory()) return;
+  } catch {
+    if (dirname(dir) === dir) throw new Error(`no such folder: ${dir}`);
+    await ensureDirectory(dirname(dir));
+    await mkdir(dir);
+    return;
+  }
+  throw Object.assign(new Error(`not a folder: ${dir}`), { code: 'ENOTDIR' });
 }

@@ -246,3 +246,27 @@ describe('output formats', () => {
     expect(await run({ isTTY: true, env: { NO_COLOR: '1' } })).not.toContain('\x1b[');
   });
 });
+
+describe('what a forgotten flag costs', () => {
+  it('refuses a JUnit path that cannot be written before anything runs (exit 2)', async () => {
+    const dir = await memoryProject();
+    const io = testIo({ cwd: dir.dir });
+    expect(await main(['ledger', 'show', 'evt_1', '--junit', '/proc/queueport/report.xml'], io)).toBe(
+      EXIT.usage,
+    );
+    expect(io.err()).toContain('--junit /proc/queueport/report.xml: cannot be written');
+    expect(io.out()).toBe('');
+  });
+
+  it('says so when a command ran on the embedded defaults, and not when a configuration was used', async () => {
+    const empty = await tempDir({});
+    cleanup.push(empty.remove);
+    const embedded = testIo({ cwd: empty.dir });
+    await main(['ledger', 'show', 'evt_1'], embedded);
+    expect(embedded.out()).toContain('ran on the embedded defaults');
+    const dir = await memoryProject();
+    const configured = testIo({ cwd: dir.dir });
+    await main(['ledger', 'show', 'evt_1'], configured);
+    expect(configured.out()).not.toContain('ran on the embedded defaults');
+  });
+});

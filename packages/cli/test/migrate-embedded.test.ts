@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { createCommandContext } from '../src/context';
 import { migrateCommand } from '../src/migrate';
 
-it('runs on the embedded defaults through the CLI’s own context: memory → infrai, memory → memory', async () => {
+it('runs on the embedded defaults through the CLI’s own context: memory → infrai, infrai → memory; never a provider to itself', async () => {
   // An empty folder: no configuration file, so the embedded defaults start (signed receiver included).
   const cwd = await mkdtemp(join(tmpdir(), 'queueport-migrate-embedded-'));
   const context = createCommandContext({
@@ -19,7 +19,7 @@ it('runs on the embedded defaults through the CLI’s own context: memory → in
   try {
     for (const [from, to] of [
       ['memory', 'infrai'],
-      ['memory', 'memory'],
+      ['infrai', 'memory'],
     ] as const) {
       const report = await migrateCommand.run(
         ['--from', from, '--to', to, '--events', '5', '--window-ms', '50'],
@@ -28,6 +28,10 @@ it('runs on the embedded defaults through the CLI’s own context: memory → in
       expect(report.checks.filter((c) => c.status !== 'passed')).toEqual([]);
       expect(report.summary).toMatchObject({ delivered: 5, duplicates: 0, lost: 0, effects: 'receiver' });
     }
+    // A migration to the same provider proves nothing: refused as a usage error.
+    await expect(migrateCommand.run(['--from', 'memory', '--to', 'memory'], context)).rejects.toThrow(
+      /name the same provider/,
+    );
   } finally {
     await context.close();
     await rm(cwd, { recursive: true, force: true });

@@ -27,7 +27,7 @@ export function parseConfigUrl(value: string, field: ConfigField): URL {
     const shown = isShowableName(name) ? `"${name}"` : '(a name not shown)';
     if (isSecretFieldName(name)) {
       throw field.error(
-        `query option ${shown} looks like a secret: name the environment variable that holds it instead (an option ending in "Env")`,
+        `query option ${shown} looks like a secret; name the environment variable that holds it instead (an option ending in "Env")`,
       );
     }
     if (looksLikeSecretValue(parameter)) {

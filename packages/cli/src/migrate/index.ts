@@ -51,6 +51,9 @@ accepted by a provider that never handed it back).
 
 Effects are counted by the receiver when it is the embedded reference receiver, else from the
 ledger and the receiver's answers (its Idempotency-Key is the event id).
+
+Exit status: 0 every check passed, 1 a check failed (the report says which and why), 2 a usage
+or configuration error.
 `;
 
 const FLAGS = {
@@ -82,6 +85,10 @@ export const migrateCommand: Command = {
       return rollback(context, to, drainMs);
     }
     const from = requireOption(values.from, '--from', USAGE);
+    if (from === to)
+      throw new UsageError(
+        `--from and --to name the same provider (${from}): a migration needs two\n\n${USAGE}`,
+      );
     const events = intOption(values.events, '--events', USAGE, 1) ?? 20;
     if (events > 10_000) throw new UsageError(`--events takes at most 10000\n\n${USAGE}`);
     const windowMs = intOption(values['window-ms'], '--window-ms', USAGE, 0) ?? 5_000;

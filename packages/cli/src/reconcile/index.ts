@@ -46,6 +46,9 @@ outcome; the receiver may have acted twice) are listed for a person.
                           handleReconcileMessage (see ReconcileWork for the shape)
   --scan-provider Y       where those messages go; default X. Workers that consume it must
                           dispatch on the type: a DeliveryWorker would take them for webhooks
+
+Exit status: 0 every check passed, 1 a check failed (the report says which and why), 2 a usage
+or configuration error.
 `;
 
 const FLAGS = {
