@@ -398,6 +398,8 @@ export function describeOutcome(outcome: DeliveryOutcome | undefined, allowInsec
     const more = outcome.reason.replace(new RegExp(`^http ${outcome.status}[:,]?\\s*`), '');
     return `receiver refused: it answered HTTP ${outcome.status}${more ? ` (${more})` : ''}`;
   }
+  // A secret the sender cannot use fails before any connection: the configuration, not the network.
+  if (/signing secret/i.test(outcome.reason)) return `receiver misconfigured: ${outcome.reason}`;
   return `receiver unreachable: ${outcome.reason}`;
 }
 

@@ -9,8 +9,17 @@ export function redactUrl(url: string | URL): string {
     return '[unparseable URL]';
   }
   if (parsed.password) parsed.password = 'REDACTED';
-  for (const name of [...parsed.searchParams.keys()]) {
-    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, 'REDACTED');
+  for (const [name, value] of [...parsed.searchParams.entries()]) {
+    if (SECRET_PARAMETER.test(name) && !namesVariable(name, value)) parsed.searchParams.set(name, 'REDACTED');
   }
   return parsed.toString();
+}
+
+/**
+ * `passwordEnv=REDIS_PASSWORD`, `keyEnv=INFRAI_API_KEY`: the name of the variable that holds
+ * the secret, which is what a person needs to see. Kept only when it reads as a conventional
+ * variable name (upper case), so a secret pasted in by mistake is still masked.
+ */
+function namesVariable(parameter: string, value: string): boolean {
+  return /Env$/.test(parameter) && /^[A-Z][A-Z0-9_]{0,63}$/.test(value);
 }
