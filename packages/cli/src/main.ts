@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { AdapterDefinition } from '@queueport/core/driver';
 import type { Command } from './command-context';
 import { COMMANDS } from './commands/registry';
+import { EMBEDDED_DEFAULTS_NOTE } from './config/embedded-defaults';
 import { createCommandContext } from './context';
 import { ConfigError, UsageError } from './errors';
 import { EXIT, type ExitCode } from './exit-codes';
@@ -153,9 +154,6 @@ function brokeDown(command: string, error: unknown): CommandReport {
   };
 }
 
-const EMBEDDED_NOTE =
-  'ran on the embedded defaults (in-process providers, a temporary ledger, a loopback receiver); add a queueport.config.json to use your own';
-
 /** Every command says when it ran on the throwaway defaults, so a forgotten --config never passes for a real answer. */
 async function withEmbeddedNote(
   report: CommandReport,
@@ -173,7 +171,7 @@ async function withEmbeddedNote(
   ) {
     return report;
   }
-  return { ...report, notes: [...(report.notes ?? []), EMBEDDED_NOTE] };
+  return { ...report, notes: [...(report.notes ?? []), EMBEDDED_DEFAULTS_NOTE] };
 }
 
 /**

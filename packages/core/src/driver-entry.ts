@@ -6,6 +6,7 @@ export {
   type AdapterDefinition,
   checkAdminSettings,
   defineAdapter,
+  eventIdOfBody,
   guardedAdmin,
   type OpenContext,
   type QueueAdmin,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkAdminSettings, guardedAdmin, type QueueAdmin, QueueError } from '../src/driver-entry';
+import {
+  checkAdminSettings,
+  eventIdOfBody,
+  guardedAdmin,
+  type QueueAdmin,
+  QueueError,
+} from '../src/driver-entry';
 
 const failing = (error: unknown): QueueAdmin => ({
   createQueue: async () => {
@@ -49,5 +55,14 @@ describe('checkAdminSettings', () => {
       expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field: 'fifoo' } }),
     );
     expect(() => checkAdminSettings({ a: 1 }, [], 'x')).toThrow(/createQueue takes no setting "a"$/);
+  });
+});
+
+describe('eventIdOfBody', () => {
+  it('reads the event id of a stored body, and never throws on one that is not an envelope', () => {
+    expect(eventIdOfBody('{"event_id":"pay_1:settled","v":1}')).toBe('pay_1:settled');
+    expect(eventIdOfBody('{"event_id":42}')).toBeUndefined();
+    expect(eventIdOfBody('null')).toBeUndefined();
+    expect(eventIdOfBody('not json')).toBeUndefined();
   });
 });

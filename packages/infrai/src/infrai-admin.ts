@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateQueueRequest, DeadLetterRecord, QueueStats } from '@queueport/core';
-import { checkAdminSettings, type QueueAdmin, QueueError } from '@queueport/core/driver';
+import { checkAdminSettings, eventIdOfBody, type QueueAdmin, QueueError } from '@queueport/core/driver';
 import type { QueueDlqListResponse, QueueListResponse } from './generated/queue-types';
 import { unwrapPayload } from './message-payload';
 import type { InfraiHttp } from './wire/infrai-http';
@@ -124,7 +124,7 @@ export function infraiAdmin({ http, urlOf, locate }: InfraiAdminOptions): QueueA
         const at = m.dead_lettered_at ? Date.parse(m.dead_lettered_at) : Number.NaN;
         return {
           messageId: m.message_id,
-          eventId: eventIdOf(body),
+          eventId: eventIdOfBody(body),
           body,
           attributes,
           receiveCount: m.delivery_count,
@@ -145,13 +145,4 @@ export function infraiAdmin({ http, urlOf, locate }: InfraiAdminOptions): QueueA
 
     async close(): Promise<void> {},
   };
-}
-
-function eventIdOf(body: string): string | undefined {
-  try {
-    const id = (JSON.parse(body) as { event_id?: unknown }).event_id;
-    return typeof id === 'string' ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -28,6 +28,7 @@ import {
 } from './infrai-options';
 import { payloadText, unwrapPayload } from './message-payload';
 import { queueFactsOf } from './queue-facts';
+import { classifyInfraiFailure } from './wire/classify-response';
 import { InfraiHttp } from './wire/infrai-http';
 
 /**
@@ -139,7 +140,7 @@ export class InfraiDriver implements Driver {
         // The key was used for another request within the window: a repeat Infrai absorbed.
         outcomes[index] = { ok: true, messageId: '', duplicate: true };
       } else {
-        outcomes[index] = { ok: false, error: entryError(result?.error, this.name) };
+        outcomes[index] = { ok: false, error: entryError(result?.error, this.#http, this.name) };
       }
     });
     return outcomes;
@@ -236,20 +237,25 @@ async function settleEach<T>(
   );
 }
 
+/**
+ * A batch entry's error in the port's terms, through the same mapping as a whole call's: the
+ * HTTP status Infrai would give that code comes from the snapshot's error list.
+ */
 function entryError(
   error: { code?: string; message?: string; retryable?: boolean } | undefined,
+  http: InfraiHttp,
   name: string,
 ): QueueError {
-  if (!error)
+  if (!error) {
     return new QueueError('UNAVAILABLE', `${name}: Infrai answered nothing for this message`, {
       retryable: true,
     });
-  const code =
-    error.code === 'PAYLOAD_TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : error.retryable ? 'UNAVAILABLE' : 'INTERNAL';
-  return new QueueError(code, `${name}: ${error.message ?? error.code}`, {
-    retryable: error.retryable ?? false,
-    details: { infraiCode: error.code },
-  });
+  }
+  const status = http.contract('queue.publish_batch').errors.find((e) => e.code === error.code)?.http_status;
+  return classifyInfraiFailure(
+    { status: status ?? 0, error, retryAfter: undefined, requestId: undefined },
+    `${name} queue.publish_batch`,
+  );
 }
 
 /** The limits the snapshot's schemas set, so the manifest follows discovery. */

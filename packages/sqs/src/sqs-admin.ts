@@ -15,6 +15,7 @@ import type { CreateQueueRequest, DeadLetterRecord, QueueStats } from '@queuepor
 import {
   checkAdminSettings,
   deriveProviderKey,
+  eventIdOfBody,
   MAX_RETENTION_SECONDS,
   type QueueAdmin,
   QueueError,
@@ -294,7 +295,7 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
         const sent = Number(m.Attributes?.SentTimestamp ?? 0);
         return {
           messageId: m.MessageId ?? '',
-          eventId: eventIdOf(body),
+          eventId: eventIdOfBody(body),
           body,
           attributes,
           // Less this listing's own receive.
@@ -329,13 +330,4 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
       if (options.ownsClient) client.destroy();
     },
   };
-}
-
-function eventIdOf(body: string): string | undefined {
-  try {
-    const id = (JSON.parse(body) as { event_id?: unknown }).event_id;
-    return typeof id === 'string' ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -8,6 +8,9 @@ import type { LoadedConfig, QueueportConfig } from './config-types';
 export const EMBEDDED_INFRAI_KEY_ENV = 'QUEUEPORT_EMBEDDED_INFRAI_API_KEY';
 export const EMBEDDED_RECEIVER_SECRET_ENV = 'QUEUEPORT_EMBEDDED_RECEIVER_SECRET';
 export const EMBEDDED_QUEUE = 'drill';
+/** What every report says when it ran on these defaults, so a forgotten --config never passes for a real answer. */
+export const EMBEDDED_DEFAULTS_NOTE =
+  'ran on the embedded defaults (in-process providers, a temporary ledger, a loopback receiver); add a queueport.config.json to use your own providers';
 /** The embedded Infrai queue dead-letters after this many deliveries, so `dlq` has something to show. */
 const EMBEDDED_REDRIVE_AFTER = 5;
 

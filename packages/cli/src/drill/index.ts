@@ -4,6 +4,7 @@ import { intOption, parseCommandArgs } from '../args';
 import type { Command, CommandContext } from '../command-context';
 import { configEnv, type Env } from '../config/config-env';
 import type { ReceiverConfig } from '../config/config-types';
+import { EMBEDDED_DEFAULTS_NOTE } from '../config/embedded-defaults';
 import { ConfigError, UsageError } from '../errors';
 import { ReportBuilder } from '../report/report-builder';
 import type { CheckResult, CommandReport } from '../report/report-types';
@@ -132,11 +133,7 @@ async function runDrill(argv: readonly string[], context: CommandContext): Promi
     notes.push(`failed: ${failedProviders.map(({ name, first }) => `${name} at ${first.id}`).join(', ')}`);
   }
   if (options.skipConformance) notes.push('the conformance suite was not run (--skip-conformance)');
-  if (loaded.file === undefined) {
-    notes.push(
-      'ran on the embedded defaults (in-process providers, a temporary ledger, a loopback receiver); add a queueport.config.json to drill your own providers',
-    );
-  }
+  if (loaded.file === undefined) notes.push(EMBEDDED_DEFAULTS_NOTE);
   return builder.build({
     summary: {
       providers: names.length,

@@ -8,5 +8,6 @@ export {
   type QueueStats,
 } from './adapter-definition';
 export { AdapterRegistry, type OpenQueueOptions, openQueue } from './adapter-registry';
+export { eventIdOfBody } from './event-id-of-body';
 export { checkAdminSettings, guardedAdmin } from './guarded-admin';
 export { redactUrl } from './redact-url';

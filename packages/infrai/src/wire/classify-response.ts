@@ -19,6 +19,7 @@ const CODES: Readonly<Record<string, ErrorCode>> = {
 };
 
 export interface InfraiFailure {
+  /** 0 for a batch entry whose code the snapshot does not list with a status. */
   status: number;
   /** The envelope's `error`, where the answer had one. */
   error: { code?: unknown; message?: unknown; hint?: unknown; retryable?: unknown } | null | undefined;
@@ -52,7 +53,7 @@ export function classifyInfraiFailure(failure: InfraiFailure, where: string): Qu
   const retryAfterSeconds = parseRetryAfter(failure.retryAfter);
   const message = terminalCredit
     ? `${where}: the Infrai account has no credit left (INSUFFICIENT_CREDIT, HTTP 402); this is terminal and is not retried: add credit, then run again`
-    : `${where}: ${said || 'Infrai refused the request'} (${infraiCode}, HTTP ${failure.status})`;
+    : `${where}: ${said || 'Infrai refused the request'} (${infraiCode}${failure.status ? `, HTTP ${failure.status}` : ''})`;
   return new QueueError(code, message, {
     // Infrai's own flag wins over the code's default, except where it could loop forever.
     retryable: terminalCredit
@@ -61,7 +62,7 @@ export function classifyInfraiFailure(failure: InfraiFailure, where: string): Qu
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     details: {
       infraiCode,
-      httpStatus: failure.status,
+      ...(failure.status ? { httpStatus: failure.status } : {}),
       ...(terminalCredit ? { terminal: true } : {}),
       ...(failure.requestId ? { requestId: failure.requestId } : {}),
     },
