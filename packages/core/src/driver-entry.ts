@@ -20,6 +20,7 @@ export {
   type ErrorClassifier,
   type ErrorCode,
   isQueueError,
+  type NormalizeErrorOptions,
   normalizeError,
   QueueError,
   type QueueErrorOptions,

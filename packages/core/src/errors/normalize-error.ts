@@ -23,18 +23,35 @@ export type ErrorClassifier = (error: unknown) => QueueError | undefined;
  * Maps anything a driver threw onto the taxonomy: the driver's own classifier first, then
  * transient network failures, then INTERNAL. The original is kept only as `cause`.
  */
-export function normalizeError(error: unknown, driverName: string, classify?: ErrorClassifier): QueueError {
+export interface NormalizeErrorOptions {
+  /**
+   * The secret values this driver was configured with (API keys, passwords). They are masked in
+   * every message and cause this function writes, whatever their shape: a key without a known
+   * prefix is invisible to the patterns alone.
+   */
+  secrets?: readonly string[];
+}
+
+export function normalizeError(
+  error: unknown,
+  driverName: string,
+  classify?: ErrorClassifier,
+  options: NormalizeErrorOptions = {},
+): QueueError {
   if (error instanceof QueueError) return error;
+  const secrets = options.secrets ?? [];
   const classified = classify?.(error);
   if (classified) return classified;
   const code = transientNetworkCode(error);
   if (code) {
     return new QueueError('UNAVAILABLE', `${driverName}: provider unreachable (${code})`, {
-      cause: sanitize(error),
+      cause: sanitize(error, secrets),
     });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new QueueError('INTERNAL', `${driverName}: ${redactSecrets(message)}`, { cause: sanitize(error) });
+  return new QueueError('INTERNAL', `${driverName}: ${redactSecrets(message, secrets)}`, {
+    cause: sanitize(error, secrets),
+  });
 }
 
 /** Wrappers (fetch's TypeError, SDK errors) hide the socket error a few causes down. */
@@ -52,9 +69,12 @@ function transientNetworkCode(error: unknown): string | undefined {
  * Loggers print `cause`, so the original error (which may echo a request with its bearer token)
  * is kept only as a redacted summary.
  */
-function sanitize(error: unknown): { name: string; message: string; code?: string } {
+function sanitize(
+  error: unknown,
+  secrets: readonly string[],
+): { name: string; message: string; code?: string } {
   const name = error instanceof Error ? error.name : typeof error;
-  const message = redactSecrets(error instanceof Error ? error.message : String(error));
+  const message = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? { name, message, code } : { name, message };
 }
