@@ -32,3 +32,11 @@ export const MAX_ATTRIBUTES = PROVIDER_ATTRIBUTES - RESERVED_ATTRIBUTES;
 
 /** Attribute names with these prefixes belong to providers and to queueport itself. */
 export const RESERVED_ATTRIBUTE_PREFIX = /^(aws\.|amazon\.|queueport\.)/i;
+
+/**
+ * What an admin's `createQueue` redrives after when the request names no `redriveAfterReceives`,
+ * the same on every provider so portable code never depends on one admin's default. It leaves
+ * room for the webhook worker's default retry policy (15 attempts) plus a crash or two, so a
+ * queue made with the defaults is one `DeliveryWorker` accepts as it is.
+ */
+export const DEFAULT_REDRIVE_AFTER_RECEIVES = 20;
