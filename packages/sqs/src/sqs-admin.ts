@@ -14,6 +14,7 @@ import {
 import type { CreateQueueRequest, DeadLetterRecord, QueueStats } from '@queueport/core';
 import {
   checkAdminSettings,
+  DEFAULT_REDRIVE_AFTER_RECEIVES,
   deriveProviderKey,
   eventIdOfBody,
   MAX_RETENTION_SECONDS,
@@ -37,8 +38,6 @@ export interface SqsAdminOptions {
   ownsClient: boolean;
 }
 
-/** SQS's own maximum; what a queue created without `redriveAfterReceives` redrives after. */
-const MAX_RECEIVE_COUNT = 1000;
 /** Long enough that one listing never sees a message twice; handed back when it ends. */
 const LISTING_LEASE_SECONDS = 30;
 const SETTINGS = [
@@ -252,7 +251,8 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
         );
         attributes.RedrivePolicy = JSON.stringify({
           deadLetterTargetArn: Attributes?.QueueArn,
-          maxReceiveCount: request.redriveAfterReceives ?? MAX_RECEIVE_COUNT,
+          // SQS's own maximum (1,000) would make a scratch queue's redrive take hours on real time.
+          maxReceiveCount: request.redriveAfterReceives ?? DEFAULT_REDRIVE_AFTER_RECEIVES,
         });
       }
       await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));

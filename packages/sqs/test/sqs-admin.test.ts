@@ -7,7 +7,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { canonicalJson, type QueueAdmin } from '@queueport/core';
+import { canonicalJson, DEFAULT_REDRIVE_AFTER_RECEIVES, type QueueAdmin } from '@queueport/core';
 import type { Driver, OutgoingMessage } from '@queueport/core/driver';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sqsAdapter } from '../src';
@@ -119,12 +119,12 @@ if (!sqsEndpoint) {
       expect(driver.capabilities.maxBodyBytes).toBe(262_144 - 70);
     });
 
-    it('gives a queue without redriveAfterReceives a -dlq for moves, redriven by SQS only after 1000 receives', async () => {
+    it('gives a queue without redriveAfterReceives a -dlq for moves, redriven by SQS after the portable default of receives', async () => {
       const name = freshName('default');
       await create({ name, settings: { retentionSeconds: 3600, visibilityTimeoutSeconds: 5 } });
       const main = await attributesOf(name);
       expect(main).toMatchObject({ MessageRetentionPeriod: '3600', VisibilityTimeout: '5' });
-      expect(JSON.parse(main.RedrivePolicy!).maxReceiveCount).toBe(1000);
+      expect(JSON.parse(main.RedrivePolicy!).maxReceiveCount).toBe(DEFAULT_REDRIVE_AFTER_RECEIVES);
     });
 
     it('makes a FIFO queue and a FIFO -dlq, by setting or by name', async () => {
