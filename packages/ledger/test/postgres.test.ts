@@ -130,7 +130,11 @@ describe('PostgresLedger options', () => {
 
   it('reports an unreachable server as UNAVAILABLE (retryable)', async () => {
     await expect(
-      openPostgresLedger({ connectionString: 'postgres://postgres@127.0.0.1:1/test', schema: nextSchema() }),
+      openPostgresLedger({
+        connectionString: 'postgres://postgres@127.0.0.1:1/test',
+        schema: nextSchema(),
+        openTimeoutMs: 300,
+      }),
     ).rejects.toMatchObject({ code: 'UNAVAILABLE', retryable: true });
   });
 });

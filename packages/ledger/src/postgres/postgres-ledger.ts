@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/core/driver';
 import type { Pool, PoolClient } from 'pg';
 import { decideClaim } from '../claim-decision';
@@ -35,12 +36,22 @@ export interface PostgresLedgerOptions {
   /** Where the tables live (created when missing). Default "public". */
   schema?: string;
   clock?: Clock;
+  /**
+   * How long `open` keeps trying while the server cannot take the connection or the migrations
+   * yet (starting up or shutting down, connection refused or lost, too many clients): it retries
+   * with a growing pause, then throws UNAVAILABLE. Default 10 000 ms; 0 tries once.
+   */
+  openTimeoutMs?: number;
 }
 
 type Queryable = Pick<PoolClient, 'query'>;
 type Statement = CompiledSql & { name: string };
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
+/** The pause after the first failed open attempt, doubled after each, up to the last value. */
+const OPEN_RETRY_FIRST_MS = 100;
+const OPEN_RETRY_MAX_MS = 2_000;
 /** A claim whose row vanished between the insert and the lock (pruned) starts over, this often at most. */
 const CLAIM_ROUNDS = 3;
 
@@ -84,6 +95,12 @@ export class PostgresLedger implements Ledger {
     if (!IDENTIFIER.test(schema)) {
       throw invalidArgument('schema must be a plain identifier (letters, digits, underscore; at most 63)');
     }
+    const openTimeoutMs = options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS;
+    if (!Number.isSafeInteger(openTimeoutMs) || openTimeoutMs < 0) {
+      throw invalidArgument('openTimeoutMs must be a whole number of milliseconds, 0 or more', {
+        field: 'openTimeoutMs',
+      });
+    }
     const quoted = `"${schema}"`;
     const clock = options.clock ?? systemClock;
     const ownsPool = !options.pool;
@@ -94,16 +111,9 @@ export class PostgresLedger implements Ledger {
     // query fails and is reported as UNAVAILABLE instead.
     if (ownsPool) pool.on('error', () => undefined);
     try {
-      const client = await pool.connect();
-      let broken: unknown;
-      try {
-        await migratePostgres(client, schema, quoted, clock.now());
-      } catch (error) {
-        broken = error;
-        throw error;
-      } finally {
-        client.release(broken instanceof Error ? broken : undefined);
-      }
+      await retryWhileUnavailable(openTimeoutMs, () =>
+        withClient(pool, (client) => migratePostgres(client, schema, quoted, clock.now())),
+      );
       return new PostgresLedger(pool, ownsPool, clock, `${quoted}.${LEDGER_TABLE}`, schema);
     } catch (error) {
       if (ownsPool) await pool.end().catch(() => undefined);
@@ -197,9 +207,7 @@ export class PostgresLedger implements Ledger {
    * the row disappeared and a concurrent claim re-created it first (start over).
    */
   async #claimExisting(request: ClaimRequest, now: number): Promise<ClaimResult | undefined> {
-    const client = await this.#pool.connect();
-    let broken: Error | undefined;
-    try {
+    return withClient(this.#pool, async (client, breakClient) => {
       await client.query('BEGIN');
       try {
         const locked = await client.query<LedgerRow>({
@@ -218,14 +226,10 @@ export class PostgresLedger implements Ledger {
         await client.query('COMMIT');
         return decision.result;
       } catch (error) {
-        await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        });
+        await client.query('ROLLBACK').catch(breakClient);
         throw error;
       }
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   async #settle(kind: SettleKind, request: SettleRequest | ReleaseRequest): Promise<LedgerRecord> {
@@ -260,6 +264,60 @@ export class PostgresLedger implements Ledger {
       return await operation();
     } catch (error) {
       throw toQueueError(error);
+    }
+  }
+}
+
+/**
+ * Runs `work` on a client checked out of `pool`. While checked out, a client has none of the
+ * pool's listeners (those cover idle clients), and a connection lost mid-transaction emits
+ * 'error' on it: unheard, that event ends the process. So a listener is there for the whole
+ * checkout, and a client that reported an error, or whose rollback failed (`breakClient`), goes
+ * back as broken: the pool discards it instead of handing it out again.
+ */
+async function withClient<T>(
+  pool: Pool,
+  work: (client: PoolClient, breakClient: (error: unknown) => void) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const breakClient = (error: unknown) => {
+    broken ??= error instanceof Error ? error : new Error(String(error));
+  };
+  client.on('error', breakClient);
+  try {
+    return await work(client, breakClient);
+  } finally {
+    client.off('error', breakClient);
+    client.release(broken);
+  }
+}
+
+/**
+ * Tries `attempt` again while it fails with an error worth retrying (a server starting up or
+ * shutting down, a refused or lost connection), pausing 100 ms, then twice as long each time up
+ * to 2 s, until `timeoutMs` of real time has passed; then the last failure, as UNAVAILABLE.
+ */
+async function retryWhileUnavailable<T>(timeoutMs: number, attempt: () => Promise<T>): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (let pauseMs = OPEN_RETRY_FIRST_MS; ; pauseMs = Math.min(pauseMs * 2, OPEN_RETRY_MAX_MS)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const normalized = toQueueError(error);
+      if (!normalized.retryable) throw error;
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) {
+        if (timeoutMs === 0) throw error;
+        throw new QueueError(
+          'UNAVAILABLE',
+          `${normalized.message} (still failing after ${timeoutMs} ms of retries)`,
+          {
+            cause: error,
+          },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, remaining)));
     }
   }
 }
