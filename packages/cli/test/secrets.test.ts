@@ -111,4 +111,34 @@ describe('no secret appears in any output format', () => {
       expect(io.err()).toContain('[REDACTED]');
     }
   });
+
+  it('of a run with dummy credentials that are common words: JUnit and JSON stay well-formed, real secrets masked', async () => {
+    const dummyEnv = { ...env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' };
+    const argv = ['dlq', 'list', '--provider', 'leaky'];
+    const human = testIo({ cwd: dir.dir, env: dummyEnv });
+    expect(await main([...argv, '--junit', 'dummy.xml'], human, { adapters: [leaky] })).toBe(EXIT.failed);
+    const xml = await readFile(dir.file('dummy.xml'), 'utf8');
+    const root = parseXml(xml);
+    expect(root.name).toBe('testsuites');
+    expect(root.attributes.tests).toBe('1');
+    expect(xml).not.toContain('[REDACTED]suites');
+    const json = testIo({ cwd: dir.dir, env: dummyEnv });
+    expect(await main([...argv, '--json'], json, { adapters: [leaky] })).toBe(EXIT.failed);
+    const parsed = JSON.parse(json.out()) as { checks: { detail: string }[]; notes: string[] };
+    for (const [where, text] of [
+      ['human', human.out()],
+      ['junit', xml],
+      ['json', json.out()],
+    ] as const) {
+      expectClean(where, text);
+      // The leaky adapter echoed the real secrets: they were there, and masked.
+      expect(text, where).toContain('[REDACTED]');
+      // The dummy values are not masked (they would rewrite every "test" in the markup), and the report says so by name.
+      expect(text, where).toContain('AWS_SECRET_ACCESS_KEY');
+    }
+    expect(parsed.checks[0]?.detail).toContain('[REDACTED]');
+    expect(parsed.notes.join('\n')).toMatch(
+      /not reliably masked in this output: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY/,
+    );
+  });
 });

@@ -6,6 +6,9 @@ export interface HumanOptions {
   color: boolean;
 }
 
+/** A failure's line in the table is cut here; the whole message follows the table. */
+const MAX_CELL_CHARS = 120;
+
 const STATUS_COLOUR: Record<CheckResult['status'], number> = { passed: 32, failed: 31, skipped: 33 };
 
 /** The report for people: a verdict, a table of checks, the summary, the failures in full, the notes. */
@@ -23,7 +26,8 @@ export function formatHuman(report: CommandReport, options: HumanOptions): strin
       check.provider ?? '',
       check.status,
       `${Math.round(check.durationMs)} ms`,
-      check.status === 'failed' ? '' : (check.detail ?? ''),
+      // A failure's first line here, in full below the table.
+      check.status === 'failed' ? firstLine(check.detail ?? 'failed') : (check.detail ?? ''),
     ]);
     const table = formatTable(
       [
@@ -86,6 +90,11 @@ function formatRows(rows: NonNullable<CommandReport['rows']>): string[] {
 
 function cell(value: string | number | boolean | null | undefined): string {
   return value === null || value === undefined ? '-' : String(value);
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0]!.trim();
+  return line.length > MAX_CELL_CHARS ? `${line.slice(0, MAX_CELL_CHARS - 1)}…` : line;
 }
 
 function seconds(ms: number): string {
