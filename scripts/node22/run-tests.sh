@@ -54,8 +54,11 @@ if [[ ! -f "$BINDING22" ]]; then
 fi
 
 # Swap the Node 22 binding in for this run; the trap puts the machine's back on every exit.
-cp "$BINDING" "$BINDING.node20"
-restore() { mv -f "$BINDING.node20" "$BINDING"; }
+# Renames only: pnpm hard-links the file with its store, so writing into it would change the
+# store's copy (and every other checkout's) too.
+[[ -f "$BINDING.node20" ]] && mv -f "$BINDING.node20" "$BINDING" # an earlier run cut short
+mv "$BINDING" "$BINDING.node20"
+restore() { rm -f "$BINDING" && mv -f "$BINDING.node20" "$BINDING"; }
 trap restore EXIT
 cp "$BINDING22" "$BINDING"
 
