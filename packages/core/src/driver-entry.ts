@@ -16,6 +16,7 @@ export { type Clock, systemClock } from './clock';
 export { BRIDGE_ATTRIBUTE, BRIDGE_RESERVED_BYTES } from './delay-bridge';
 export * from './driver';
 export {
+  assessSecret,
   ERROR_CODES,
   type ErrorClassifier,
   type ErrorCode,
@@ -26,5 +27,6 @@ export {
   type QueueErrorOptions,
   RETRYABLE_BY_DEFAULT,
   redactSecrets,
+  type SecretAssessment,
 } from './errors';
 export * from './limits';

@@ -28,12 +28,14 @@ export { type Clock, systemClock } from './clock';
 export * from './consumer';
 export * from './envelope';
 export {
+  assessSecret,
   ERROR_CODES,
   type ErrorCode,
   isQueueError,
   QueueError,
   type QueueErrorOptions,
   redactSecrets,
+  type SecretAssessment,
 } from './errors';
 export {
   type EmitterOptions,
