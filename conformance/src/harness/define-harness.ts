@@ -43,7 +43,13 @@ function harnessQueueOptions(
  */
 export type DriverUnderTest =
   | Driver
-  | { driver: Driver; dispose?: () => Promise<void>; inspect?: QueueUnderTest['inspect'] };
+  | {
+      driver: Driver;
+      dispose?: () => Promise<void>;
+      inspect?: QueueUnderTest['inspect'];
+      /** Cuts the driver's connection to its provider (see `QueueUnderTest.dropConnection`). */
+      dropConnection?: () => Promise<void>;
+    };
 
 type Unwrapped = Exclude<DriverUnderTest, Driver>;
 
@@ -65,15 +71,17 @@ export function virtualTimeHarness(
     queueOptions?: Omit<QueueOptions, 'clock'>;
     /** A driver over a queue that does not exist, for the `missing-queue` property. */
     createMissingDriver?: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>;
-    /** Whether every driver it creates comes with `inspect`. */
+    /** Whether every driver it creates comes with `inspect` (and its `stats`). */
     inspects?: boolean;
+    /** Whether every driver it creates comes with `dropConnection`. */
+    dropsConnection?: boolean;
     /** The driver fails calls on purpose (a crash test): failed bridge hops are expected then. */
     injectsFaults?: boolean;
   } = {},
 ): ConformanceHarness {
   const open = async (create: (clock: VirtualClock) => DriverUnderTest | Promise<DriverUnderTest>) => {
     const clock = new VirtualClock();
-    const { driver, dispose, inspect } = unwrap(await create(clock));
+    const { driver, dispose, inspect, dropConnection } = unwrap(await create(clock));
     const incidents: string[] = [];
     const queue = new Queue(driver, {
       ...harnessQueueOptions(options.queueOptions, incidents, options.injectsFaults === true),
@@ -90,6 +98,7 @@ export function virtualTimeHarness(
       incidents,
       dispose: disposer(queue, dispose),
       ...(inspect ? { inspect } : {}),
+      ...(dropConnection ? { dropConnection } : {}),
     };
   };
   const missing = options.createMissingDriver;
@@ -97,6 +106,7 @@ export function virtualTimeHarness(
     name,
     ...(options.numRuns === undefined ? {} : { numRuns: options.numRuns }),
     ...(options.inspects ? { inspects: true } : {}),
+    ...(options.dropsConnection ? { dropsConnection: true } : {}),
     createQueue: () => open(createDriver),
     ...(missing ? { createMissingQueue: () => open(missing) } : {}),
   };
@@ -115,7 +125,7 @@ export function realTimeHarness(
 ): ConformanceHarness {
   const { queueOptions, createMissingDriver, injectsFaults = false, ...rest } = options;
   const open = async (create: () => Promise<DriverUnderTest>) => {
-    const { driver, dispose, inspect } = unwrap(await create());
+    const { driver, dispose, inspect, dropConnection } = unwrap(await create());
     const incidents: string[] = [];
     const queue = new Queue(driver, harnessQueueOptions(queueOptions, incidents, injectsFaults));
     return {
@@ -124,6 +134,7 @@ export function realTimeHarness(
       incidents,
       dispose: disposer(queue, dispose),
       ...(inspect ? { inspect } : {}),
+      ...(dropConnection ? { dropConnection } : {}),
     };
   };
   return {

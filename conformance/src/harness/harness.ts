@@ -21,11 +21,24 @@ export interface QueueUnderTest {
   /** Deletes what the run created. Defaults to `queue.close()`. */
   dispose?(): Promise<void>;
   /**
-   * What only the provider's admin surface can show (the dead letters). Properties that need
-   * it are skipped, with the reason, when the harness gives none.
+   * Cuts the driver's connection to the provider, as a broker restart or a network cut would,
+   * and resolves once the driver may reconnect. Leases taken before it must end as the manifest
+   * says (redelivered after their lease at the latest, their receipts stale), and the queue
+   * must work again afterwards. The `connection-drop` property is skipped without it.
+   */
+  dropConnection?(): Promise<void>;
+  /**
+   * Records a check the property could not make here (the provider reports a null depth, the
+   * admin surface has no purge), so the report says what was left unchecked. The runner sets it.
+   */
+  note?(text: string): void;
+  /**
+   * What only the provider's admin surface can show (stats, the dead letters). Properties that
+   * need it are skipped, with the reason, when the harness gives none.
    */
   inspect?: {
-    deadLetters(): Promise<DeadLetterRecord[]>;
+    /** Where the admin surface can list them; the dead letters are then looked for there. */
+    deadLetters?(): Promise<DeadLetterRecord[]>;
     /** The admin surface's view of this queue, for the `admin-surface` property. */
     stats?(): Promise<QueueStats>;
     redriveDeadLetters?(limit: number): Promise<number>;
@@ -45,8 +58,10 @@ export interface ConformanceHarness {
    * every call must fail with NOT_FOUND. The `missing-queue` property is skipped without it.
    */
   createMissingQueue?(): Promise<QueueUnderTest>;
-  /** Whether every queue it creates comes with `inspect` (the admin surface's view). */
+  /** Whether every queue it creates comes with `inspect` and its `stats` (the admin surface's view). */
   inspects?: boolean;
+  /** Whether every queue it creates comes with `dropConnection`. */
+  dropsConnection?: boolean;
   /** Generated cases per property. Default 100 on virtual time, 8 on real time. */
   numRuns?: number;
   /**

@@ -11,6 +11,8 @@ export interface SkipContext {
   missingQueue: boolean;
   /** Whether the harness shows the provider's admin view (`inspect`) of its queues. */
   inspect: boolean;
+  /** Whether the harness can cut a queue's provider connection (`dropConnection`). */
+  dropConnection: boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ConformanceReport, PropertyResult } from './report';
+import { INTERRUPTED } from './run-property';
 
 const MARK: Record<PropertyResult['status'], string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
 
@@ -38,13 +39,23 @@ export function formatResultLine(result: PropertyResult): string {
   return `${MARK[result.status]}  ${result.id.padEnd(24)} ${detail}`;
 }
 
+/** The checks a property could not make on this harness, one line each. */
+export function formatNotes(result: PropertyResult): string[] {
+  return (result.notes ?? []).map((note) => `not checked: ${note}`);
+}
+
 export function formatReport(report: ConformanceReport): string {
   const lines = [`conformance: ${report.harness} (seed ${report.seed})`];
   for (const result of report.results) {
     lines.push(formatResultLine(result));
+    for (const note of formatNotes(result)) lines.push(`      ${note}`);
     if (result.status === 'failed') lines.push(formatFailure(result).replace(/^/gm, '      '));
   }
   const { passed, failed, skipped } = report.summary;
-  lines.push(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  const notRun = report.results.filter((r) => r.status === 'skipped' && r.reason === INTERRUPTED).length;
+  lines.push(
+    `${passed} passed, ${failed} failed, ${skipped} skipped in ${(report.durationMs / 1000).toFixed(1)} s` +
+      (report.interrupted ? ` (interrupted: ${notRun} not run)` : ''),
+  );
   return lines.join('\n');
 }

@@ -1,4 +1,11 @@
-export { formatFailure, formatReport, formatResultLine, type ReplayStyle, replayLine } from './format-report';
+export {
+  formatFailure,
+  formatNotes,
+  formatReport,
+  formatResultLine,
+  type ReplayStyle,
+  replayLine,
+} from './format-report';
 export type { ConformanceReport, PropertyResult, PropertyStatus } from './report';
 export {
   type ProgressEvent,
@@ -6,4 +13,10 @@ export {
   type RunConformanceOptions,
   runConformance,
 } from './run-conformance';
-export { type PropertyRunOptions, runProperty } from './run-property';
+export {
+  CLEANUP_TIMEOUT_MS,
+  DEFAULT_PROPERTY_TIMEOUT_MS,
+  INTERRUPTED,
+  type PropertyRunOptions,
+  runProperty,
+} from './run-property';

@@ -24,8 +24,10 @@ export class Session {
   readonly incidents: readonly string[];
   readonly nonce = randomUUID().slice(0, 8);
   readonly #dispose: () => Promise<void>;
+  readonly #under: QueueUnderTest;
 
   private constructor(under: QueueUnderTest, timing: ResolvedTiming, dispose: () => Promise<void>) {
+    this.#under = under;
     this.queue = under.queue;
     this.clock = under.clock;
     this.inspect = under.inspect;
@@ -41,6 +43,20 @@ export class Session {
         : await harness.createQueue();
     const dispose = under.dispose ? () => under.dispose!() : () => under.queue.close();
     return new Session(under, resolveTiming(harness, under.clock, under.queue.capabilities), dispose);
+  }
+
+  /** Cuts the provider connection, where the harness can (`QueueUnderTest.dropConnection`). */
+  get dropConnection(): (() => Promise<void>) | undefined {
+    const drop = this.#under.dropConnection;
+    return drop ? () => drop.call(this.#under) : undefined;
+  }
+
+  /**
+   * Says which check this run could not make and why: the report lists it beside the result,
+   * so a pass never hides what was left unchecked.
+   */
+  note(text: string): void {
+    this.#under.note?.(text);
   }
 
   get caps(): Capabilities {
