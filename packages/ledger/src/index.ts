@@ -6,6 +6,7 @@ export type {
   Ledger,
   LedgerRecord,
   LedgerState,
+  ListRequest,
   ReleaseRequest,
   ScanRequest,
   SettleRequest,

@@ -55,6 +55,12 @@ export interface SettleRequest {
   owner: string;
   /** Short, human-readable; stored as last_outcome. */
   outcome: string;
+  /**
+   * The attempt being settled may have reached the receiver without a usable answer (a timeout
+   * or a broken connection after the request left): the receiver may or may not have acted.
+   * Marks the row ambiguous, and it stays so whatever happens next (a later success included).
+   */
+  ambiguous?: boolean;
 }
 
 export interface ReleaseRequest extends SettleRequest {
@@ -68,6 +74,15 @@ export interface ScanRequest {
   limit: number;
   /** Resume after this event id (keyset pagination). */
   after?: string;
+}
+
+export interface ListRequest {
+  /** Rows per page, 1 to MAX_SCAN_LIMIT. */
+  limit: number;
+  /** Resume after this event id: the last id of the previous page. */
+  after?: string;
+  /** Only rows in this state. */
+  state?: LedgerState;
 }
 
 export interface Ledger {
@@ -90,6 +105,14 @@ export interface Ledger {
   scanPending(request: ScanRequest): Promise<LedgerRecord[]>;
   /** Events flagged ambiguous (any state), for the reconciliation report. */
   scanAmbiguous(request: { limit: number; after?: string }): Promise<LedgerRecord[]>;
+  /**
+   * Every row (or every row in `state`), by event id in code-point order, one page at a time:
+   * pass the last id of a page as `after` to read the next; an empty page is the end. Each page
+   * is its own read, so rows written between pages may or may not be seen, but none before the
+   * cursor is listed twice. Every store of this package has it; optional only so that a Ledger
+   * written before it (a wrapper, say) still type-checks.
+   */
+  list?(request: ListRequest): Promise<LedgerRecord[]>;
   /** Deletes terminal rows last updated more than `olderThanSeconds` ago; returns how many. */
   prune(request: { olderThanSeconds: number }): Promise<number>;
   close(): Promise<void>;

@@ -39,5 +39,6 @@ export function settlementParams(
     delivered_at: kind === 'complete' ? now : null,
     retry_at: kind === 'release' ? ((request as ReleaseRequest).retryAt ?? null) : null,
     updated_at: now,
+    ambiguous: request.ambiguous === true,
   };
 }

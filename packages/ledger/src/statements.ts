@@ -28,7 +28,9 @@ export function ledgerStatements(table: string) {
     write: `UPDATE ${table} SET ${assignments} WHERE event_id = :event_id`,
     settle:
       `UPDATE ${table} SET state = :state, last_outcome = :last_outcome, lease_owner = NULL, lease_until = NULL, ` +
-      `delivered_at = :delivered_at, retry_at = :retry_at, updated_at = :updated_at ` +
+      `delivered_at = :delivered_at, retry_at = :retry_at, updated_at = :updated_at, ` +
+      // Once ambiguous, always: a settle can set the flag, never clear it.
+      `ambiguous = (ambiguous OR :ambiguous) ` +
       `WHERE event_id = :event_id AND ${SETTLE_GUARD_SQL} RETURNING ${columns}`,
     /**
      * Oldest first means by creation, then id. The cursor is the last id of the previous page;
@@ -43,11 +45,22 @@ export function ledgerStatements(table: string) {
       `ORDER BY created_at, event_id LIMIT :limit`,
     scanAmbiguous: `${select} WHERE ambiguous ORDER BY event_id LIMIT :limit`,
     scanAmbiguousAfter: `${select} WHERE ambiguous AND event_id > :after ORDER BY event_id LIMIT :limit`,
+    /** Every row by id, for `list`; the primary key orders it, so a page is an index range. */
+    list: `${select} ORDER BY event_id LIMIT :limit`,
+    listAfter: `${select} WHERE event_id > :after ORDER BY event_id LIMIT :limit`,
+    listState: `${select} WHERE state = :state ORDER BY event_id LIMIT :limit`,
+    listStateAfter: `${select} WHERE state = :state AND event_id > :after ORDER BY event_id LIMIT :limit`,
     /** Prune deletes in batches, each its own short transaction. */
     pruneBatch:
       `DELETE FROM ${table} WHERE event_id IN ` +
       `(SELECT event_id FROM ${table} WHERE state <> 'processing' AND updated_at < :cutoff LIMIT :batch)`,
   };
+}
+
+/** The `list` statement for a request: with or without a state, from the start or after a cursor. */
+export function listStatementKey(request: { after?: string; state?: string }): LedgerStatementKey {
+  if (request.state === undefined) return request.after === undefined ? 'list' : 'listAfter';
+  return request.after === undefined ? 'listState' : 'listStateAfter';
 }
 
 export type LedgerStatementKey = keyof ReturnType<typeof ledgerStatements>;

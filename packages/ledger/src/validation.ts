@@ -1,6 +1,13 @@
 import { MAX_EVENT_ID_BYTES } from '@queueport/core';
 import { invalidArgument } from './errors';
-import type { ClaimRequest, ReleaseRequest, ScanRequest, SettleRequest } from './ledger';
+import type {
+  ClaimRequest,
+  LedgerState,
+  ListRequest,
+  ReleaseRequest,
+  ScanRequest,
+  SettleRequest,
+} from './ledger';
 
 /**
  * Every input is checked here, once for both stores, before any SQL runs. Whatever SQLite would
@@ -97,6 +104,12 @@ export function checkSettle(request: SettleRequest | ReleaseRequest): void {
   if (typeof request.outcome !== 'string') {
     throw invalidArgument('outcome must be a string', { event_id: request.eventId, field: 'outcome' });
   }
+  if (request.ambiguous !== undefined && typeof request.ambiguous !== 'boolean') {
+    throw invalidArgument('ambiguous must be a boolean when given', {
+      event_id: request.eventId,
+      field: 'ambiguous',
+    });
+  }
   const retryAt = (request as ReleaseRequest).retryAt;
   if (
     retryAt !== undefined &&
@@ -150,6 +163,18 @@ export function checkAmbiguousScan(request: { limit: number; after?: string }): 
   checkRequest(request, 'scanAmbiguous');
   checkLimit(request.limit);
   checkAfter(request.after);
+}
+
+const STATES: readonly LedgerState[] = ['processing', 'delivered', 'failed'];
+
+/** `list`'s request, for a store to check before reading anything from it. */
+export function checkList(request: ListRequest): void {
+  checkRequest(request, 'list');
+  checkLimit(request.limit);
+  checkAfter(request.after);
+  if (request.state !== undefined && !STATES.includes(request.state)) {
+    throw invalidArgument(`state must be one of ${STATES.join(', ')} when given`, { field: 'state' });
+  }
 }
 
 /** `prune`'s request, for a store to check before reading anything from it. */

@@ -9,6 +9,7 @@ import type {
   ClaimResult,
   Ledger,
   LedgerRecord,
+  ListRequest,
   ReleaseRequest,
   ScanRequest,
   SettleRequest,
@@ -17,11 +18,18 @@ import { migratePostgres } from '../migrations/postgres';
 import { type LedgerRow, recordFromRow, recordToParams, type SqlValue } from '../record';
 import { type SettleKind, settlementParams } from '../settlement';
 import { bindValues, type CompiledSql, compileNamed } from '../sql';
-import { LEDGER_TABLE, type LedgerStatementKey, ledgerStatements, PRUNE_BATCH } from '../statements';
+import {
+  LEDGER_TABLE,
+  type LedgerStatementKey,
+  ledgerStatements,
+  listStatementKey,
+  PRUNE_BATCH,
+} from '../statements';
 import {
   checkAmbiguousScan,
   checkClaim,
   checkEventId,
+  checkList,
   checkPrune,
   checkScan,
   checkSettle,
@@ -179,6 +187,14 @@ export class PostgresLedger implements Ledger {
       const params = { limit: request.limit, after: request.after ?? null };
       const key = request.after === undefined ? 'scanAmbiguous' : 'scanAmbiguousAfter';
       return (await this.#rows(this.#pool, key, params)).map(recordFromRow);
+    });
+  }
+
+  async list(request: ListRequest): Promise<LedgerRecord[]> {
+    checkList(request);
+    return this.#guard(async () => {
+      const params = { limit: request.limit, after: request.after ?? null, state: request.state ?? null };
+      return (await this.#rows(this.#pool, listStatementKey(request), params)).map(recordFromRow);
     });
   }
 

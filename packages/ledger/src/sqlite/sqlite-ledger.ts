@@ -7,6 +7,7 @@ import type {
   ClaimResult,
   Ledger,
   LedgerRecord,
+  ListRequest,
   ReleaseRequest,
   ScanRequest,
   SettleRequest,
@@ -15,11 +16,18 @@ import { migrateSqlite } from '../migrations/sqlite';
 import { type LedgerRow, recordFromRow, recordToParams, type SqlValue } from '../record';
 import { type SettleKind, settlementParams } from '../settlement';
 import { bindValues, type CompiledSql, compileNamed } from '../sql';
-import { LEDGER_TABLE, type LedgerStatementKey, ledgerStatements, PRUNE_BATCH } from '../statements';
+import {
+  LEDGER_TABLE,
+  type LedgerStatementKey,
+  ledgerStatements,
+  listStatementKey,
+  PRUNE_BATCH,
+} from '../statements';
 import {
   checkAmbiguousScan,
   checkClaim,
   checkEventId,
+  checkList,
   checkPrune,
   checkScan,
   checkSettle,
@@ -138,6 +146,14 @@ export class SqliteLedger implements Ledger {
     return this.#guard(() => {
       const params = { limit: request.limit, after: request.after ?? null };
       return this.#all(request.after === undefined ? 'scanAmbiguous' : 'scanAmbiguousAfter', params);
+    });
+  }
+
+  async list(request: ListRequest): Promise<LedgerRecord[]> {
+    checkList(request);
+    return this.#guard(() => {
+      const params = { limit: request.limit, after: request.after ?? null, state: request.state ?? null };
+      return this.#all(listStatementKey(request), params);
     });
   }
 

@@ -437,6 +437,118 @@ export function describeLedgerContract(name: string, open: OpenLedger): void {
       });
     });
 
+    describe('settling an ambiguous attempt', () => {
+      it('release, fail and complete with ambiguous: true mark the row; a later clean settle never clears it', async () => {
+        await ledger.claim(claimOf('timed-out', 'a'));
+        const released = await ledger.release({
+          eventId: 'timed-out',
+          owner: 'a',
+          outcome: 'request timeout after 30000 ms',
+          ambiguous: true,
+        });
+        expect(released).toMatchObject({ state: 'processing', ambiguous: true, leaseOwner: null });
+        await ledger.claim(claimOf('timed-out', 'b'));
+        const delivered = await ledger.complete({ eventId: 'timed-out', owner: 'b', outcome: 'http 200' });
+        expect(delivered).toMatchObject({ state: 'delivered', ambiguous: true, attempts: 2 });
+        expect(await ledger.get('timed-out')).toEqual(delivered);
+
+        await ledger.claim(claimOf('cut-off', 'a'));
+        expect(
+          await ledger.fail({ eventId: 'cut-off', owner: 'a', outcome: 'connection reset', ambiguous: true }),
+        ).toMatchObject({ state: 'failed', ambiguous: true });
+        await ledger.claim(claimOf('clean', 'a'));
+        expect(
+          await ledger.release({ eventId: 'clean', owner: 'a', outcome: 'http 503', ambiguous: false }),
+        ).toMatchObject({ ambiguous: false });
+
+        expect((await ledger.scanAmbiguous({ limit: 10 })).map((r) => r.eventId)).toEqual([
+          'cut-off',
+          'timed-out',
+        ]);
+      });
+
+      it('a settle that loses its lease marks nothing', async () => {
+        await ledger.claim(claimOf('e', 'a'));
+        const error = await rejection(
+          ledger.release({ eventId: 'e', owner: 'b', outcome: 'timeout', ambiguous: true }),
+        );
+        expect(error.code).toBe('LEASE_LOST');
+        expect(await ledger.get('e')).toMatchObject({ ambiguous: false });
+      });
+
+      it('refuses an ambiguous flag that is not a boolean', async () => {
+        await ledger.claim(claimOf('e', 'a'));
+        const request = {
+          eventId: 'e',
+          owner: 'a',
+          outcome: 'timeout',
+          ambiguous: 'yes' as unknown as boolean,
+        };
+        expect((await rejection(ledger.release(request))).code).toBe('INVALID_ARGUMENT');
+        expect(await ledger.get('e')).toMatchObject({ ambiguous: false, leaseOwner: 'a' });
+      });
+    });
+
+    describe('list', () => {
+      async function seed(): Promise<void> {
+        for (const id of ['m', 'b', 'x', 'a', 'q', 'Z']) await ledger.claim(claimOf(id, 'w'));
+        await ledger.complete({ eventId: 'b', owner: 'w', outcome: 'http 200' });
+        await ledger.complete({ eventId: 'q', owner: 'w', outcome: 'http 200' });
+        await ledger.fail({ eventId: 'x', owner: 'w', outcome: 'http 410' });
+      }
+
+      it('lists every row by event id in code-point order, as whole records', async () => {
+        await seed();
+        const all = await ledger.list!({ limit: 100 });
+        expect(all.map((r) => r.eventId)).toEqual(['Z', 'a', 'b', 'm', 'q', 'x']);
+        for (const record of all) expect(record).toEqual(await ledger.get(record.eventId));
+      });
+
+      it('pages with limit and after, ending with an empty page', async () => {
+        await seed();
+        const first = await ledger.list!({ limit: 4 });
+        const second = await ledger.list!({ limit: 4, after: first.at(-1)!.eventId });
+        expect([...first, ...second].map((r) => r.eventId)).toEqual(['Z', 'a', 'b', 'm', 'q', 'x']);
+        expect(second).toHaveLength(2);
+        expect(await ledger.list!({ limit: 4, after: 'x' })).toEqual([]);
+        // A cursor that names no row (pruned meanwhile) still resumes in order.
+        expect((await ledger.list!({ limit: 2, after: 'c' })).map((r) => r.eventId)).toEqual(['m', 'q']);
+      });
+
+      it('lists only the rows in a state when asked, paged the same way', async () => {
+        await seed();
+        const delivered = await ledger.list!({ limit: 1, state: 'delivered' });
+        expect(delivered.map((r) => r.eventId)).toEqual(['b']);
+        expect(
+          (await ledger.list!({ limit: 10, state: 'delivered', after: 'b' })).map((r) => r.eventId),
+        ).toEqual(['q']);
+        expect((await ledger.list!({ limit: 10, state: 'processing' })).map((r) => r.eventId)).toEqual([
+          'Z',
+          'a',
+          'm',
+        ]);
+        expect((await ledger.list!({ limit: 10, state: 'failed' })).map((r) => r.eventId)).toEqual(['x']);
+      });
+
+      it('is empty on an empty ledger', async () => {
+        expect(await ledger.list!({ limit: 10 })).toEqual([]);
+      });
+
+      it('refuses a bad limit, cursor or state with INVALID_ARGUMENT', async () => {
+        const bad = [
+          { limit: 0 },
+          { limit: 10_001 },
+          { limit: 1.5 },
+          { limit: 10, after: '' },
+          { limit: 10, state: 'pending' },
+          null,
+        ] as unknown as Parameters<NonNullable<Ledger['list']>>[0][];
+        for (const request of bad) {
+          expect((await rejection(ledger.list!(request))).code).toBe('INVALID_ARGUMENT');
+        }
+      });
+    });
+
     describe('prune', () => {
       it('deletes only terminal rows older than the bound and returns how many', async () => {
         for (const id of ['old-delivered', 'old-failed', 'old-pending', 'old-released']) {
