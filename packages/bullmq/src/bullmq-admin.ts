@@ -3,7 +3,7 @@ import { QueueError } from '@queueport/core/driver';
 import { type Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeConnection } from './close-connection';
-import { decodeJobData, type JobData } from './job-data';
+import { decodeJobData } from './job-data';
 import { existenceKey } from './queue-keys';
 
 const HELD_STATES = ['waiting', 'prioritized', 'delayed', 'active'] as const;
@@ -120,7 +120,9 @@ async function oldestReadyAge(queue: Queue): Promise<number | null> {
 }
 
 function deadLetterRecord(job: Job): DeadLetterRecord {
-  const { body, attributes } = decodeJobData(job.data as JobData);
+  const decoded = decodeJobData(job.data);
+  // A job the driver dead-lettered because its data could not be read has no body to show.
+  const { body, attributes } = decoded.ok ? decoded : { body: '', attributes: {} };
   return {
     messageId: job.id!,
     eventId: job.name,

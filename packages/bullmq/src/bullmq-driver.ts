@@ -24,7 +24,8 @@ import {
 } from './bullmq-options';
 import { classifyBullmqError } from './classify-error';
 import { closeConnection } from './close-connection';
-import { decodeJobData, encodeJobData, type JobData } from './job-data';
+import { diagnoseForeignJob, findLockedBy, quarantineJob } from './foreign-job';
+import { checkReceiveCount, decodeJobData, encodeJobData } from './job-data';
 import { jobIdFor } from './job-id';
 import { type HeldJob, LeaseLane } from './lease-lane';
 import { MarkerWait } from './marker-wait';
@@ -57,6 +58,8 @@ export class BullmqDriver implements Driver {
   readonly #connection: Redis;
   readonly #ownsConnection: boolean;
   readonly #queue: Queue;
+  /** `<prefix>:<queue>`, which every key of the queue starts with. */
+  readonly #queueKey: string;
   /** One lane (a manual-processing Worker and its fetched-ahead jobs) per lease length. */
   readonly #lanes = new Map<number, LeaseLane>();
   /** The jobs this driver holds a lock on, by receipt. */
@@ -98,6 +101,7 @@ export class BullmqDriver implements Driver {
       prefix: this.#options.prefix,
     });
     this.#queue.on('error', () => {});
+    this.#queueKey = `${this.#options.prefix}:${options.queueName}`;
     this.#markers = new MarkerWait(this.#connection, this.#queue.keys.marker!);
   }
 
@@ -185,7 +189,16 @@ export class BullmqDriver implements Driver {
     return this.#settle(receipts, true, async ({ job, token, lane }) => {
       // Completing fetches the lane's next job in the same script, as BullMQ's Worker does.
       const fetchNext = !this.#closed && lane.wantsMore();
-      const next = await job.moveToCompleted(null, token, fetchNext);
+      let next: unknown;
+      try {
+        next = await job.moveToCompleted(null, token, fetchNext);
+      } catch (error) {
+        if (!fetchNext) throw error;
+        // A job fetched with the completion that BullMQ failed to read: the completion went
+        // through, and the fetched job is locked with this token, waiting to be dead-lettered.
+        lane.keepHeld(await this.#recover(lane, token, error, job.id));
+        return;
+      }
       if (fetchNext && !this.#closed) lane.keep(next, token);
     });
   }
@@ -214,8 +227,17 @@ export class BullmqDriver implements Driver {
     return this.#settle(
       entries.map((entry) => entry.receipt),
       true,
-      ({ job, token }, index) =>
-        job.moveToFailed(new UnrecoverableError(entries[index]!.reason), token, false),
+      async ({ job, token, broken }, index) => {
+        if (!broken) return job.moveToFailed(new UnrecoverableError(entries[index]!.reason), token, false);
+        const moved = await quarantineJob(
+          this.#connection,
+          this.#queueKey,
+          job.id!,
+          token,
+          `bullmq: ${broken}`,
+        );
+        if (!moved) throw lockLost(job.id);
+      },
     );
   }
 
@@ -241,8 +263,36 @@ export class BullmqDriver implements Driver {
     const ahead = await lane.take(count);
     if (ahead.length > 0) return ahead;
     const tokens = Array.from({ length: count }, () => `${this.#instance}-${++this.#seq}`);
-    const jobs = await Promise.all(tokens.map((token) => lane.worker.getNextJob(token, { block: false })));
-    return jobs.flatMap((job, index) => (job ? [{ job, token: tokens[index]!, lane }] : []));
+    const taken = await Promise.allSettled(
+      tokens.map((token) =>
+        lane.worker.getNextJob(token, { block: false }).then(
+          (job): HeldJob | undefined => (job ? { job, token, lane } : undefined),
+          (error: unknown) => this.#recover(lane, token, error),
+        ),
+      ),
+    );
+    const held = taken.flatMap((result) =>
+      result.status === 'fulfilled' && result.value ? [result.value] : [],
+    );
+    // Jobs taken beside a failed take are handed out; the failure shows on the next receive.
+    const failed = taken.find((result) => result.status === 'rejected');
+    if (held.length === 0 && failed) throw failed.reason;
+    return held;
+  }
+
+  /**
+   * The job a take (or an ack's fetch) locked with `token` before BullMQ failed to read it, held
+   * as one that cannot be delivered; else the failure itself. Lock and connection failures took
+   * nothing, so they are not looked into.
+   */
+  async #recover(lane: LeaseLane, token: string, error: unknown, except?: string): Promise<HeldJob> {
+    if (classifyBullmqError(error) !== undefined) throw error;
+    const jobId = await findLockedBy(this.#connection, this.#queueKey, token, except);
+    if (jobId === undefined) throw error;
+    const { reason, receiveCount } = await diagnoseForeignJob(this.#connection, this.#queueKey, jobId);
+    const job = lane.placeholder(jobId, token);
+    job.attemptsStarted = receiveCount;
+    return { job, token, lane, broken: reason };
   }
 
   /**
@@ -252,9 +302,28 @@ export class BullmqDriver implements Driver {
   #hold(held: HeldJob): DriverMessage {
     const receipt = `${held.token}/${held.job.id}`;
     this.#held.set(receipt, held);
-    const { body, attributes } = decodeJobData(held.job.data as JobData);
     // Every move to active counts, a stall's redelivery included.
-    return { receipt, messageId: held.job.id!, body, attributes, receiveCount: held.job.attemptsStarted };
+    const count = checkReceiveCount(held.job.attemptsStarted);
+    const decoded = held.broken || typeof count === 'string' ? undefined : decodeJobData(held.job.data);
+    if (decoded?.ok && typeof count === 'number') {
+      return {
+        receipt,
+        messageId: held.job.id!,
+        body: decoded.body,
+        attributes: decoded.attributes,
+        receiveCount: count,
+      };
+    }
+    held.broken ??=
+      typeof count === 'string' ? count : decoded && !decoded.ok ? decoded.reason : 'unreadable';
+    // No envelope: the Queue refuses it as invalid and dead-letters it, with held.broken as the reason.
+    return {
+      receipt,
+      messageId: held.job.id!,
+      body: '',
+      attributes: {},
+      receiveCount: typeof count === 'number' ? count : 1,
+    };
   }
 
   /**

@@ -1,11 +1,17 @@
 import { Job, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { quarantineJob } from './foreign-job';
 
 /** A job this driver holds the lock on, and the token that lock was taken with. */
 export interface HeldJob {
   job: Job;
   token: string;
   lane: LeaseLane;
+  /**
+   * Why this job cannot be delivered (fields BullMQ or the driver could not read): it is handed
+   * to the Queue as an invalid message, and dead-lettered without BullMQ's scripts.
+   */
+  broken?: string;
 }
 
 interface Prefetched {
@@ -52,17 +58,30 @@ export class LeaseLane {
   keep(next: unknown, token: string): void {
     const [json, jobId] = (Array.isArray(next) ? next : []) as [unknown, string | undefined];
     if (!json || typeof jobId !== 'string') return;
-    const job = Job.fromJSON(this.worker as never, json as never, jobId);
-    job.token = token;
-    this.#ahead.push({ held: { job, token, lane: this }, fetchedAt: Date.now() });
+    let held: HeldJob;
+    try {
+      const job = Job.fromJSON(this.worker as never, json as never, jobId);
+      job.token = token;
+      held = { job, token, lane: this };
+    } catch {
+      held = { job: this.placeholder(jobId, token), token, lane: this, broken: 'its data is not JSON' };
+    }
+    this.keepHeld(held);
+  }
+
+  /** Keeps a job fetched ahead that the driver has read itself. */
+  keepHeld(held: HeldJob): void {
+    this.#ahead.push({ held, fetchedAt: Date.now() });
     this.#scheduleSweep();
   }
 
-  /**
-   * Up to `count` prefetched jobs whose lock lasts at least a lease from now. Older ones are
-   * extended first; one whose lock is gone (BullMQ answers 0) was handed back by the stalled
-   * checker and is dropped here.
-   */
+  /** A Job that only names a job BullMQ could not read: enough to extend its lock and dead-letter it. */
+  placeholder(jobId: string, token: string): Job {
+    const job = new Job(this.worker as never, '', {}, {}, jobId);
+    job.token = token;
+    return job;
+  }
+
   /** The fresh prefetched jobs at the head of the line, at once: a busy consumer's usual receive. */
   takeFresh(count: number): HeldJob[] {
     const now = Date.now();
@@ -72,6 +91,11 @@ export class LeaseLane {
     return fresh === 0 ? [] : this.#ahead.splice(0, fresh).map(({ held }) => held);
   }
 
+  /**
+   * Up to `count` prefetched jobs whose lock lasts at least a lease from now. Older ones are
+   * extended first; one whose lock is gone (BullMQ answers 0) was handed back by the stalled
+   * checker and is dropped here.
+   */
   async take(count: number): Promise<HeldJob[]> {
     if (this.#ahead.length === 0) return [];
     const taken = this.#ahead.splice(0, count);
@@ -131,6 +155,8 @@ export class LeaseLane {
       entries.map(async ({ held }) => {
         const { job, token } = held;
         const client = (await this.worker.getBackend().client) as unknown as Redis;
+        // Back in the wait list it would only fail the next receive again.
+        if (held.broken) return quarantineJob(client, job.queueQualifiedName, job.id!, token, held.broken);
         const key = `${job.queueQualifiedName}:${job.id}`;
         await client.eval(UNCOUNT_START, 2, `${key}:lock`, key, token);
         await job.moveToWait(token);

@@ -1,0 +1,103 @@
+import { type Delivery, Queue } from '@queueport/core';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { BullmqDriver } from '../src';
+import { writeForeignJob } from './support/foreign-job';
+import { deleteKeys, event, freshName, testRedis, uniquePrefix, until } from './support/unit-redis';
+
+// Jobs written straight into Redis by someone else (another BullMQ version, a script, an
+// attacker with Redis access), laid out as BullMQ lays a job out but with fields BullMQ's own
+// parsing chokes on. One such job must never stop the good ones around it.
+const prefix = uniquePrefix('foreign');
+const redis = testRedis();
+const closers: Array<() => Promise<unknown>> = [];
+
+afterEach(async () => {
+  await Promise.allSettled(closers.splice(0).map((close) => close()));
+});
+
+afterAll(async () => {
+  await deleteKeys(redis, `${prefix}:*`);
+  await redis.quit();
+});
+
+async function openQueue() {
+  const queueName = freshName();
+  const driver = new BullmqDriver({ connection: redis, prefix, queueName, stalledIntervalMs: 100 });
+  await driver.ensureExists();
+  const queue = new Queue(driver, { retry: { maxAttempts: 1 } });
+  closers.push(() => queue.close());
+  const base = `${prefix}:${queueName}`;
+  return { queue, base, key: (suffix: string) => `${base}:${suffix}` };
+}
+
+const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+
+const BAD_JOBS: Array<[string, Parameters<typeof writeForeignJob>[2]]> = [
+  ['data that is not JSON', { fields: { data: '{not json' } }],
+  ['opts that are not JSON', { fields: { opts: 'nope{' } }],
+  ['a start count of "abc"', { fields: { ats: 'abc' } }],
+  ['a start count of 1e309', { fields: { ats: '1e309' } }],
+  ['data nested 100,000 deep', { fields: { data: deep } }],
+  ['queueport-shaped data nested 100,000 deep', { fields: { data: `{"b":"x","a":${deep}}` } }],
+  ['a job key that is a string, not a hash', { type: 'string' }],
+  ['a job key that is a list, not a hash', { type: 'list' }],
+  ['a start count of -5 (a receive count of -4)', { fields: { ats: '-5' } }],
+  ['a numeric attribute', { fields: { data: JSON.stringify({ b: '{}', a: { x: 5 } }) } }],
+  ['an own __proto__ attribute', { fields: { data: '{"b":"{}","a":{"__proto__":"x"}}' } }],
+  ['attributes that are an array', { fields: { data: '{"b":"{}","a":["x"]}' } }],
+];
+
+describe('a foreign job among good ones (consumed at concurrency 10)', () => {
+  it.each(BAD_JOBS)(
+    'dead-letters a job with %s, with a reason, and delivers the good ones',
+    async (_, bad) => {
+      const { queue, base, key } = await openQueue();
+      await queue.publish(event('good-1'));
+      await queue.publish(event('good-2'));
+      const badId = await writeForeignJob(redis, base, bad);
+      const invalid: string[] = [];
+      queue.on('invalid-message', ({ messageId }) => invalid.push(messageId));
+      const handled: string[] = [];
+      const errors: string[] = [];
+      const consumer = queue.consume(
+        async (delivery: Delivery) => {
+          handled.push(delivery.envelope.event_id);
+        },
+        { concurrency: 10, waitSeconds: 0.2 },
+      );
+      consumer.on('error', (failure) => errors.push(failure.kind));
+      try {
+        await until(
+          'the good jobs to be handled and the foreign one dead-lettered',
+          async () =>
+            handled.length === 2 && (await redis.zscore(key('failed'), badId)) !== null ? true : undefined,
+          { timeoutMs: 6_000 },
+        );
+      } finally {
+        await consumer.close();
+      }
+      expect(handled.sort()).toEqual(['good-1', 'good-2']);
+      expect(invalid).toEqual([badId]);
+      expect(errors).toEqual([]);
+      expect(await redis.lrange(key('active'), 0, -1)).toEqual([]);
+      const reason = await redis.hget(key(badId), 'failedReason');
+      expect(reason).toEqual(expect.stringMatching(/\S/));
+      // The reason never echoes what the foreign job carried.
+      expect(reason!.length).toBeLessThan(300);
+    },
+  );
+
+  it('delivers a good job that only follows a bad one (both taken in one receive)', async () => {
+    const { queue, base, key } = await openQueue();
+    const badId = await writeForeignJob(redis, base, { fields: { opts: 'nope{' } });
+    const invalid: string[] = [];
+    queue.on('invalid-message', ({ messageId }) => invalid.push(messageId));
+    await queue.publish(event('after'));
+    const deliveries = await queue.receive({ maxMessages: 10, waitSeconds: 1 });
+    expect(deliveries.map((d) => d.envelope.event_id)).toEqual(['after']);
+    await deliveries[0]!.ack();
+    expect(invalid).toEqual([badId]);
+    expect(await redis.hget(key(badId), 'failedReason')).toBe('bullmq: its opts are not JSON');
+    expect(await redis.zscore(key('failed'), badId)).not.toBeNull();
+  });
+});
