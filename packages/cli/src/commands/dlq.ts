@@ -1,6 +1,8 @@
 import type { DeadLetterRecord } from '@queueport/core';
 import { intOption, parseCommandArgs, requireOption } from '../args';
 import type { Command } from '../command-context';
+import { requireConfig } from '../config/require-config';
+import { isShowableName } from '../config/secret-names';
 import { UsageError } from '../errors';
 import { ReportBuilder } from '../report/report-builder';
 import { openForCheck } from './open-for-check';
@@ -38,13 +40,14 @@ export const dlqCommand: Command = {
     const [action] = positionals;
     if (action !== 'list' && action !== 'redrive') {
       throw new UsageError(
-        `${action ? `unknown dlq command "${action}"` : 'dlq takes list or redrive'}\n\n${USAGE}`,
+        `${action ? `unknown dlq command${isShowableName(action) ? ` "${action}"` : ' (not shown)'}; it takes list or redrive` : 'dlq takes list or redrive'}\n\n${USAGE}`,
       );
     }
     const name = requireOption(values.provider, '--provider', USAGE);
     const limit = intOption(values.limit, '--limit', USAGE) ?? DEFAULT_LIMIT;
 
     const builder = new ReportBuilder('dlq', context.io);
+    await requireConfig(context, { providers: [{ name, flag: '--provider' }] });
     const provider = await openForCheck(context, builder, name);
     if (!provider) return builder.build();
     const queueUrl = (await context.config()).config.providers[name]!.url;

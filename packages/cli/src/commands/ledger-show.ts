@@ -1,6 +1,8 @@
 import type { LedgerRecord } from '@queueport/ledger';
 import { parseCommandArgs } from '../args';
 import type { Command } from '../command-context';
+import { requireConfig } from '../config/require-config';
+import { isShowableName } from '../config/secret-names';
 import { UsageError } from '../errors';
 import { ReportBuilder } from '../report/report-builder';
 
@@ -24,12 +26,13 @@ export const ledgerCommand: Command = {
     const [action, eventId] = positionals;
     if (action !== 'show') {
       throw new UsageError(
-        `${action ? `unknown ledger command "${action}"` : 'ledger takes a command'}\n\n${USAGE}`,
+        `${action ? `unknown ledger command${isShowableName(action) ? ` "${action}"` : ' (not shown)'}; it takes show` : 'ledger takes a command'}\n\n${USAGE}`,
       );
     }
     if (!eventId) throw new UsageError(`ledger show takes an event id\n\n${USAGE}`);
 
     const builder = new ReportBuilder('ledger', context.io);
+    await requireConfig(context, { ledger: true });
     const ledger = await context.openLedger();
     let record: LedgerRecord | undefined;
     try {

@@ -42,6 +42,13 @@ export interface LoadedConfig {
   /** The file it came from; undefined for the embedded defaults. */
   file: string | undefined;
   /**
+   * Schemes served by a program's own adapters rather than the built-in ones: their URLs and
+   * the variables they read follow that adapter's rules, which the configuration check cannot
+   * know. Undefined where that is not known (a configuration a program built itself): then only
+   * the variables the configuration names itself are checked.
+   */
+  ownSchemes?: readonly string[];
+  /**
    * Variables the embedded defaults generated (the simulator's API key, the receiver's signing
    * secret), layered over `io.env` wherever a configured `*Env` is read: use `configEnv(io,
    * loaded)`. Absent for a file, whose secrets all come from the environment.

@@ -1,6 +1,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors';
+import { checkProviderUrls } from './check-provider-urls';
 import type { LoadedConfig } from './config-types';
 import { startEmbeddedDefaults } from './embedded-defaults';
 import { readConfigFile } from './read-config-file';
@@ -31,10 +32,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     : await foundFile(options.cwd);
   if (!file) return startEmbeddedDefaults();
   const raw = await readConfigFile(file);
-  const config = validateConfig(raw, file, {
-    ...(options.extraSchemes ? { extraSchemes: options.extraSchemes } : {}),
-  });
-  return { config, file, close: async () => {} };
+  const ownSchemes = options.extraSchemes ?? [];
+  const config = validateConfig(raw, file, { extraSchemes: ownSchemes });
+  await checkProviderUrls(config, file, ownSchemes);
+  return { config, file, ownSchemes, close: async () => {} };
 }
 
 async function givenFile(file: string): Promise<string> {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../errors';
+import { isShowableWord } from './secret-names';
 
 /** What a configuration file holds, before validation: JSON, or a module's default export. */
 export async function readConfigFile(file: string): Promise<unknown> {
@@ -19,6 +20,8 @@ async function readJson(file: string): Promise<unknown> {
   } catch (error) {
     throw new ConfigError(`cannot be read (${codeOf(error) ?? 'unreadable'})`, file, undefined);
   }
+  // Editors on Windows save UTF-8 with a byte order mark, which JSON.parse refuses.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -68,9 +71,13 @@ function defaultExport(module: unknown, file: string): unknown {
   return value;
 }
 
+/** A loader's message may quote the file (`Unexpected identifier 'ghp_…'`): quoted words are shown only when plain. */
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0] ?? 'unknown error';
+  const line = message.split('\n')[0] ?? 'unknown error';
+  return line.replace(/(['"`])([^'"`]*)\1/g, (quoted, _quote: string, inner: string) =>
+    inner === '' || isShowableWord(inner) || /^[^A-Za-z0-9]{1,3}$/.test(inner) ? quoted : '(not shown)',
+  );
 }
 
 function codeOf(error: unknown): string | undefined {

@@ -33,7 +33,37 @@ export function namesAnEnv(name: string): boolean {
  * pasted secret that landed where a name belongs.
  */
 export function isShowableName(name: string): boolean {
-  return /^[A-Za-z_$][A-Za-z0-9_$.-]{0,47}$/.test(name) && !/^(ifr|whsec|sk|pk|ghp|xox)[_-]/i.test(name);
+  return (
+    /^[A-Za-z_$][A-Za-z0-9_$.-]{0,31}$/.test(name) &&
+    !/^(ifr|whsec|sk|pk|ghp|gho|ghs|github_pat|xox[a-z]?|akia|asia)[_-]?/i.test(name) &&
+    !looksGenerated(name)
+  );
+}
+
+/**
+ * A word from a URL (a host, a path segment, an option's name or value) that may be quoted in a
+ * message: short and plain, or a small number. Anything else may be a token pasted in the wrong
+ * place.
+ */
+export function isShowableWord(word: string): boolean {
+  return /^[0-9]{1,10}$/.test(word) || (isShowableName(word) && !looksLikeSecretValue(word));
+}
+
+/** A variable's name that may be quoted: not a pasted secret that happens to fit the syntax. */
+export function isShowableEnvName(name: string): boolean {
+  return (
+    ENV_VAR_NAME.test(name) && !looksGenerated(name) && !looksLikeSecretValue(name) && !/^ifr_/i.test(name)
+  );
+}
+
+/**
+ * Reads as generated rather than typed: a long run mixing letters and digits (an access key id,
+ * a hex or base64 token). Names people give (`stalledIntervalMs`, `eu-west-1`) have few digits.
+ */
+function looksGenerated(text: string): boolean {
+  const digits = (text.match(/[0-9]/g) ?? []).length;
+  const letters = (text.match(/[A-Za-z]/g) ?? []).length;
+  return text.length >= 12 && digits >= 3 && letters >= 3;
 }
 
 /** A value that is a known secret format, wherever it was written. */

@@ -2,7 +2,7 @@ import { knownSchemes } from '../providers/known-adapters';
 import { parseConfigUrl } from './check-url';
 import { ConfigField } from './config-field';
 import type { LedgerConfig, ProviderConfig, QueueportConfig, ReceiverConfig } from './config-types';
-import { ENV_VAR_NAME, isShowableName, looksLikeSecretValue } from './secret-names';
+import { ENV_VAR_NAME, isShowableName, isShowableWord, looksLikeSecretValue } from './secret-names';
 
 export interface ValidateOptions {
   /** Schemes besides the built-in ones (adapters passed in by a program). */
@@ -56,7 +56,8 @@ function providers(
     const url = parseConfigUrl(urlField.string(provider.url), urlField);
     const scheme = url.protocol.replace(/:$/, '');
     if (!schemes.includes(scheme)) {
-      const shown = /^[a-z][a-z0-9+.-]{0,31}$/.test(scheme) ? `"${scheme}://"` : 'its scheme';
+      // A scheme of any other shape may be a token pasted where the scheme goes.
+      const shown = isShowableWord(scheme) ? `"${scheme}://"` : 'its scheme (not shown)';
       throw urlField.error(`no adapter knows ${shown}; known: ${schemes.map((s) => `${s}://`).join(', ')}`);
     }
     out[name] = { url: provider.url as string };

@@ -5,6 +5,8 @@ import { intOption, parseCommandArgs, requireOption } from '../args';
 import type { Command, CommandContext, OpenedProvider } from '../command-context';
 import { configEnv, type Env } from '../config/config-env';
 import type { LoadedConfig } from '../config/config-types';
+import { requireConfig } from '../config/require-config';
+import { isShowableName } from '../config/secret-names';
 import { ConfigError, UsageError } from '../errors';
 import { ReportBuilder } from '../report/report-builder';
 import type { CommandReport } from '../report/report-types';
@@ -87,7 +89,7 @@ export const migrateCommand: Command = {
     const from = requireOption(values.from, '--from', USAGE);
     if (from === to)
       throw new UsageError(
-        `--from and --to name the same provider (${from}): a migration needs two\n\n${USAGE}`,
+        `--from and --to name the same provider${isShowableName(from) ? ` (${from})` : ''}: a migration needs two\n\n${USAGE}`,
       );
     const events = intOption(values.events, '--events', USAGE, 1) ?? 20;
     if (events > 10_000) throw new UsageError(`--events takes at most 10000\n\n${USAGE}`);
@@ -101,7 +103,14 @@ async function canary(
   flags: { from: string; to: string; events: number; windowMs: number; drainMs: number },
 ): Promise<CommandReport> {
   const report = new ReportBuilder('migrate', context.io);
-  const loaded = await context.config();
+  const loaded = await requireConfig(context, {
+    providers: [
+      { name: flags.from, flag: '--from' },
+      { name: flags.to, flag: '--to' },
+    ],
+    ledger: true,
+    receiver: 'migrate delivers its canary events to a receiver',
+  });
   const env = configEnv(context.io, loaded);
   const { sender, destination } = canarySender(loaded, env);
   const runId = randomUUID().slice(0, 8);
@@ -270,7 +279,7 @@ function canaryNotes(result: DualPublishResult): string[] {
 
 async function rollback(context: CommandContext, to: string, drainMs: number): Promise<CommandReport> {
   const report = new ReportBuilder('migrate', context.io);
-  const loaded = await context.config();
+  const loaded = await requireConfig(context, { providers: [{ name: to, flag: '--to' }], ledger: true });
   const cleanup: (() => Promise<unknown>)[] = [];
   try {
     const provider = await context.openProvider(to);

@@ -4,6 +4,7 @@ import { MAX_SCAN_LIMIT } from '@queueport/ledger';
 import { intOption, parseCommandArgs, requireOption } from '../args';
 import type { Command, CommandContext } from '../command-context';
 import type { LoadedConfig } from '../config/config-types';
+import { requireConfig } from '../config/require-config';
 import { ConfigError, UsageError } from '../errors';
 import { listSome } from '../migrate/list-some';
 import { ReportBuilder } from '../report/report-builder';
@@ -103,7 +104,15 @@ async function reconcile(
   },
 ): Promise<CommandReport> {
   const report = new ReportBuilder('reconcile', context.io);
-  const loaded = await context.config();
+  const loaded = await requireConfig(context, {
+    providers: [
+      { name: flags.provider, flag: '--provider' },
+      ...(flags.scanProvider !== flags.provider
+        ? [{ name: flags.scanProvider, flag: '--scan-provider' }]
+        : []),
+    ],
+    ledger: true,
+  });
   // Refused before anything is opened: without it nothing could be republished.
   const loadPayload = flags.enqueueScan ? undefined : await loadPayloadLoader(loaded, context.io.cwd);
   const cleanup: (() => Promise<unknown>)[] = [];
