@@ -1,3 +1,3 @@
-export { memoryAdapter } from './memory-adapter';
+export { dropMemoryConnection, memoryAdapter } from './memory-adapter';
 export { MemoryDriver, type MemoryDriverOptions } from './memory-driver';
 export type { DeadLetter } from './stored-message';

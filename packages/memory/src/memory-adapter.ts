@@ -2,6 +2,7 @@ import type { DeadLetterRecord, QueueAdmin } from '@queueport/core';
 import {
   type AdapterDefinition,
   type Clock,
+  DEFAULT_REDRIVE_AFTER_RECEIVES,
   type Driver,
   defineAdapter,
   QueueError,
@@ -48,6 +49,26 @@ function existing(url: string): MemoryDriver {
   return found.driver;
 }
 
+/** The queue behind each handle `memoryAdapter.open` gave out, for `dropMemoryConnection`. */
+const targets = new WeakMap<Driver, MemoryDriver>();
+
+/**
+ * Simulates a dropped provider connection on a memory driver, or on a handle `memoryAdapter`
+ * opened (see `MemoryDriver.dropConnection`). Every handle of a named queue shares its one
+ * simulated connection, as the consumers of a restarted broker do. Give it to the suite's
+ * harness as `adapterHarness(memoryAdapter, url, { dropConnection: dropMemoryConnection })`.
+ */
+export async function dropMemoryConnection(driver: Driver): Promise<void> {
+  const target = driver instanceof MemoryDriver ? driver : targets.get(driver);
+  if (!target) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      'dropMemoryConnection takes a memory driver or a memory:// handle',
+    );
+  }
+  target.dropConnection();
+}
+
 /** A handle onto a shared queue: closing it stops its own receives, not the queue. */
 function handle(target: MemoryDriver): Driver {
   const closed = new AbortController();
@@ -57,7 +78,7 @@ function handle(target: MemoryDriver): Driver {
       return call(arg);
     };
   };
-  return {
+  const driver: Driver = {
     name: target.name,
     capabilities: target.capabilities,
     publish: open((messages: Parameters<Driver['publish']>[0]) => target.publish(messages)),
@@ -73,15 +94,20 @@ function handle(target: MemoryDriver): Driver {
     deadLetter: open((entries: Parameters<MemoryDriver['deadLetter']>[0]) => target.deadLetter(entries)),
     close: async () => closed.abort('closed'),
   };
+  targets.set(driver, target);
+  return driver;
 }
 
 function admin(base: URL, clock: Clock | undefined): QueueAdmin {
   return {
     async createQueue(request) {
       const options = new URLSearchParams(base.searchParams);
-      if (request.redriveAfterReceives !== undefined) {
-        options.set('maxReceives', String(request.redriveAfterReceives));
-      }
+      // The same default as every admin's, so portable code never depends on one provider's;
+      // a maxReceives in the admin's own URL is the operator's explicit choice and stays.
+      const redrive =
+        request.redriveAfterReceives ??
+        (options.has('maxReceives') ? undefined : DEFAULT_REDRIVE_AFTER_RECEIVES);
+      if (redrive !== undefined) options.set('maxReceives', String(redrive));
       for (const [key, value] of Object.entries(request.settings ?? {})) options.set(key, String(value));
       const url = formatMemoryUrl(request.name, options);
       const { name } = parseMemoryUrl(new URL(url));
@@ -123,5 +149,10 @@ export const memoryAdapter: AdapterDefinition = defineAdapter({
   packageName: '@queueport/memory',
   virtualClock: true,
   open: (url, context) => handle(named(url, context.clock)),
-  admin: (url, context) => admin(url, context.clock),
+  admin: (url, context) => {
+    // Checked at once: credentials or a typo in the admin's URL would otherwise surface only
+    // in the first createQueue, or never.
+    parseMemoryUrl(url);
+    return admin(url, context.clock);
+  },
 });

@@ -64,6 +64,8 @@ export class MemoryDriver implements Driver {
   readonly #maxReceives: number | undefined;
   readonly #instance = randomUUID().slice(0, 8);
   #seq = 0;
+  /** Counts simulated connection drops: a receive that began before one ends empty. */
+  #connection = 0;
   #closed = false;
   #deleted = false;
   #wake: { promise: Promise<void>; resolve: () => void } = deferred();
@@ -115,8 +117,10 @@ export class MemoryDriver implements Driver {
   async receive(request: ReceiveRequest): Promise<DriverMessage[]> {
     this.#assertOpen();
     const deadline = this.#clock.now() + request.waitSeconds * 1000;
+    const connection = this.#connection;
     for (;;) {
-      if (request.signal?.aborted || this.#closed || this.#deleted) return [];
+      if (request.signal?.aborted || this.#closed || this.#deleted || connection !== this.#connection)
+        return [];
       const taken = this.#take(request.maxMessages, request.leaseSeconds);
       const now = this.#clock.now();
       if (taken.length > 0 || now >= deadline) return taken;
@@ -161,6 +165,23 @@ export class MemoryDriver implements Driver {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#notify();
+  }
+
+  /**
+   * Simulates a dropped provider connection (a broker restart, a network cut) and the reconnect
+   * right after: every receipt handed out before it is stale from now on (its settles fail with
+   * LEASE_LOST), the messages it leased stay hidden until their lease runs out and are then
+   * delivered again, and waiting long polls end empty. For the conformance suite's
+   * `connection-drop` property.
+   */
+  dropConnection(): void {
+    this.#connection++;
+    for (const message of this.#messages.values()) {
+      if (message.receipt === undefined) continue;
+      this.#byReceipt.delete(message.receipt);
+      message.receipt = undefined;
+    }
     this.#notify();
   }
 

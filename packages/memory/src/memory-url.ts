@@ -5,12 +5,32 @@ type UrlOptions = Omit<MemoryDriverOptions, 'clock' | 'name'>;
 
 const ORDERINGS: readonly Capabilities['ordering'][] = ['fifo-per-group', 'fifo-single-consumer', 'none'];
 
+const OPTION_NAMES = [
+  'dedupe',
+  'ordering',
+  'fractionalDelay',
+  'retentionSeconds',
+  'batchMax',
+  'maxReceives',
+  'nativeMaxDelaySeconds',
+] as const;
+
 /**
  * `memory://orders?dedupe=window:300&ordering=fifo-per-group&nativeMaxDelaySeconds=900`: the
  * queue's name is the host, its options the query. Unknown options are refused by name, so a
  * typo never silently means the default.
  */
 export function parseMemoryUrl(url: URL): { name: string; options: UrlOptions } {
+  if (url.username || url.password) {
+    // Never echoed: whatever sits there may be a secret typed in the wrong place.
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      'memory:// URLs carry no credentials: remove the user and password',
+      {
+        details: { field: url.password ? 'password' : 'username' },
+      },
+    );
+  }
   const name = decodeName(`${url.host}${url.pathname}`).replace(/\/+$/, '');
   const options: UrlOptions = {};
   for (const [key, value] of url.searchParams) {
@@ -34,9 +54,7 @@ export function parseMemoryUrl(url: URL): { name: string; options: UrlOptions } 
         options[key] = positiveInteger(key, value);
         break;
       default:
-        throw new QueueError('INVALID_ARGUMENT', `memory:// URLs take no option "${key}"`, {
-          details: { field: key },
-        });
+        throw unknownOption(key);
     }
   }
   return { name, options };
@@ -73,12 +91,51 @@ function positiveInteger(key: string, value: string): number {
   return n;
 }
 
-function bad(key: string, value: string, expected: string): QueueError {
+/** The value is not repeated: a token pasted into the wrong option must not reach a log. */
+function bad(key: string, _value: string, expected: string): QueueError {
   return new QueueError(
     'INVALID_ARGUMENT',
-    `memory:// option ${key}=${value} is invalid: expected ${expected}`,
+    `memory:// option ${key} has an invalid value: expected ${expected}`,
     {
       details: { field: key },
     },
   );
+}
+
+/**
+ * Names the option only when it is a near miss of a known one (a typo such as `maxReceive`, or
+ * the start of one such as `retention`):
+ * anything else may be a secret typed as an option name, and is not repeated.
+ */
+function unknownOption(key: string): QueueError {
+  const typed = key.toLowerCase();
+  const near = OPTION_NAMES.find((option) => {
+    const known = option.toLowerCase();
+    return editDistance(typed, known) <= 2 || (typed.length >= 4 && known.startsWith(typed));
+  });
+  const known = `it takes ${OPTION_NAMES.join(', ')}`;
+  return new QueueError(
+    'INVALID_ARGUMENT',
+    near
+      ? `memory:// URLs take no option "${key}" (did you mean "${near}"?): ${known}`
+      : `memory:// URL has an unknown option (its name not repeated, in case it is a secret): ${known}`,
+    near ? { details: { field: key } } : {},
+  );
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }

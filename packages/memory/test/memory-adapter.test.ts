@@ -93,11 +93,43 @@ describe('openQueue with memoryAdapter', () => {
     ['maxReceives', 'maxReceives=1.5'],
     ['batchMax', 'batchMax=-1'],
     ['retentionSeconds', 'retentionSeconds=soon'],
-    ['colour', 'colour=blue'],
+    ['maxReceive', 'maxReceive=3'],
+    ['retention', 'retention=3'],
   ])('names the bad option %s in the error (%s)', async (field, query) => {
     const error = await failure(openQueue(`memory://${fresh()}?${query}`, { adapters }));
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field } });
     expect(error.message).toContain(field);
+  });
+
+  const TOKEN = 'ghp_R3alLookingT0kenValue1234567890abcd';
+  it.each([
+    ['as the value of an unknown option', `db=${TOKEN}`],
+    ['as an option name', `${TOKEN}=1`],
+    ['as the value of a known option', `ordering=${TOKEN}`],
+    ['as a number option', `maxReceives=${TOKEN}`],
+    ['as a dedupe window', `dedupe=window:${TOKEN}`],
+  ])('never repeats a token typed %s', async (_, query) => {
+    const error = await failure(openQueue(`memory://${fresh()}?${query}`, { adapters }));
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(
+      JSON.stringify({ message: error.message, details: error.details, stack: error.stack }),
+    ).not.toContain(TOKEN.slice(4, 20));
+  });
+
+  it.each([
+    ['a user and a password', 'memory://user:s3cr3tPassw0rd@orders'],
+    ['a user alone', 'memory://s3cr3tPassw0rd@orders'],
+  ])('refuses credentials in the URL (%s) without repeating them', async (_, url) => {
+    const error = await failure(openQueue(url, { adapters }));
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(error.message).toContain('no credentials');
+    expect(error.message).not.toContain('s3cr3t');
+    const admin = await failure(
+      Promise.resolve()
+        .then(() => memoryAdapter.admin!(new URL(url), {}))
+        .then((a) => a.createQueue({ name: fresh() })),
+    );
+    expect(admin.message).not.toContain('s3cr3t');
   });
 
   it('refuses a URL without a queue name', async () => {

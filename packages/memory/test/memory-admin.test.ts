@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AdapterRegistry } from '@queueport/core';
+import { AdapterRegistry, DEFAULT_REDRIVE_AFTER_RECEIVES } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { memoryAdapter } from '@queueport/memory';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,20 @@ describe('memory admin', () => {
     expect(new URL(url).searchParams.get('maxReceives')).toBe('2');
     expect(queue.driver.capabilities.deadLetter.redriveAfterReceives).toBe(2);
     expect(queue.driver.capabilities.dedupe).toEqual({ kind: 'none' });
+  });
+
+  it("redrives after core's default number of receives when the request names none", async () => {
+    const { url, queue } = await created();
+    expect(new URL(url).searchParams.get('maxReceives')).toBe(String(DEFAULT_REDRIVE_AFTER_RECEIVES));
+    expect(queue.driver.capabilities.deadLetter.redriveAfterReceives).toBe(DEFAULT_REDRIVE_AFTER_RECEIVES);
+  });
+
+  it("keeps a maxReceives the admin's own URL names", async () => {
+    const admin = await registry.openAdmin('memory://?maxReceives=4');
+    const url = await admin.createQueue({ name: fresh() });
+    expect(new URL(url).searchParams.get('maxReceives')).toBe('4');
+    const explicit = await admin.createQueue({ name: fresh(), redriveAfterReceives: 7 });
+    expect(new URL(explicit).searchParams.get('maxReceives')).toBe('7');
   });
 
   it('refuses to create a name that exists', async () => {
