@@ -19,14 +19,26 @@ describe('receive', () => {
   it('asks the driver with defaults: one message, the default lease, no wait', async () => {
     const driver = new RecordingDriver();
     await new Queue(driver, { defaultLeaseSeconds: 45 }).receive();
-    expect(driver.receiveCalls).toEqual([{ maxMessages: 1, leaseSeconds: 45, waitSeconds: 0 }]);
+    expect(driver.receiveCalls).toEqual([
+      { maxMessages: 1, leaseSeconds: 45, waitSeconds: 0, signal: expect.any(AbortSignal) },
+    ]);
   });
 
   it('passes maxMessages, leaseSeconds, waitSeconds and the signal through', async () => {
     const driver = new RecordingDriver();
-    const signal = new AbortController().signal;
-    await new Queue(driver).receive({ maxMessages: 10, leaseSeconds: 5, waitSeconds: 20, signal });
-    expect(driver.receiveCalls).toEqual([{ maxMessages: 10, leaseSeconds: 5, waitSeconds: 20, signal }]);
+    const caller = new AbortController();
+    await new Queue(driver).receive({
+      maxMessages: 10,
+      leaseSeconds: 5,
+      waitSeconds: 20,
+      signal: caller.signal,
+    });
+    const [request] = driver.receiveCalls;
+    expect(request).toMatchObject({ maxMessages: 10, leaseSeconds: 5, waitSeconds: 20 });
+    // The driver's signal also carries the call's deadline, so it is not the caller's own.
+    expect(request!.signal?.aborted).toBe(false);
+    caller.abort();
+    expect(request!.signal?.aborted).toBe(true);
   });
 
   it.each([

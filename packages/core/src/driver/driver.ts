@@ -83,6 +83,13 @@ export interface DeadLetterEntry {
 export interface Driver {
   readonly name: string;
   readonly capabilities: Capabilities;
+  /**
+   * The deadline, in milliseconds, this driver puts on each of its own provider calls (its
+   * client's request timeout), where it has one. The Queue's own bound on a call is never
+   * below this plus a second, so the driver's typed timeout error, which says more, comes
+   * first; without it the Queue's `callTimeoutMs` alone applies. A positive number.
+   */
+  readonly callTimeoutMs?: number;
   /** At most `batch.publish` messages; one outcome per message, in order. */
   publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]>;
   receive(request: ReceiveRequest): Promise<DriverMessage[]>;

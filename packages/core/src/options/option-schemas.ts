@@ -53,6 +53,8 @@ export const queueOptionsSchema = {
       properties: { onRetry: fn, onInvalidMessage: fn, onBridgeError: fn },
     },
     defaultLeaseSeconds: finite,
+    // 0 would time every call out before it is made.
+    callTimeoutMs: { type: 'number', exclusiveMinimum: 0, maximum: timeoutMs.maximum },
     logger,
     // Each value's shape (a Standard Schema) is checked by checkPayloadSchemas, with its type in the message.
     payloadSchemas: { type: 'object' },

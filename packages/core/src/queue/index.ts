@@ -1,4 +1,5 @@
 export type { AnyDelivery, AnyQueue } from './any-queue';
+export { DEFAULT_CALL_TIMEOUT_MS } from './call-deadline';
 export type { Delivery } from './delivery';
 export { checkDelay, fitDelay, messageSizeBytes } from './message-checks';
 export {

@@ -6,6 +6,9 @@ import { MAX_ATTRIBUTES, RESERVED_ATTRIBUTE_PREFIX } from '../limits';
 
 const DRIVER_METHODS = ['publish', 'receive', 'ack', 'release', 'close'] as const;
 
+/** A timer past 2^31 - 1 ms fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** What the Queue needs of a driver before it can even read its manifest. */
 export function checkDriver(driver: unknown): asserts driver is Driver {
   const candidate = driver as Partial<Record<string, unknown>> | null;
@@ -21,6 +24,10 @@ export function checkDriver(driver: unknown): asserts driver is Driver {
     }
     for (const method of DRIVER_METHODS) {
       if (typeof candidate[method] !== 'function') problems.push(`driver.${method} must be a function`);
+    }
+    const timeout = candidate.callTimeoutMs;
+    if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && timeout <= MAX_TIMER_MS)) {
+      problems.push(`driver.callTimeoutMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`);
     }
   }
   if (problems.length > 0) {

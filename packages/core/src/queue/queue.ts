@@ -32,6 +32,7 @@ import {
   payloadProblem,
 } from '../payloads';
 import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '../retry';
+import { callBoundMs, DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './call-deadline';
 import type { Delivery } from './delivery';
 import {
   checkAttributes,
@@ -99,6 +100,16 @@ export interface QueueOptions<E extends EventMap = AnyEvents> {
   /** Lease used by `receive` when none is given. */
   defaultLeaseSeconds?: number;
   /**
+   * The deadline, in milliseconds, on each provider call (publish, receive, ack, release,
+   * extendLease, deadLetter); 30 s by default. A receive gets its long poll on top. Where the
+   * driver declares a deadline of its own (`driver.callTimeoutMs`), the bound is never below
+   * that plus a second, so the driver's own error comes first. A call past its deadline fails
+   * with a retryable UNAVAILABLE (`details.timedOut`), retried under `retry` like any other, and
+   * its late answer is dropped: messages a late receive brings are not handed out and come
+   * back when their lease ends.
+   */
+  callTimeoutMs?: number;
+  /**
    * A Standard Schema per event type (zod, valibot, arktype…). Declared, they type the queue
    * (`Queue<E>` is inferred from them) and every payload is checked: a publish that fails is
    * refused with the path of the field, a received one is dead-lettered with the reason and
@@ -122,6 +133,8 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
   readonly capabilities: Capabilities;
   readonly clock: Clock;
   readonly #retry: RetryPolicy;
+  /** The bound on each provider call (a receive's long poll comes on top): see `QueueOptions.callTimeoutMs`. */
+  readonly callTimeoutMs: number;
   /** Where this queue and its consumers log problem events that nothing listens to. */
   readonly logger: EventLogger;
   readonly #events: TypedEmitter<QueueEvents>;
@@ -142,6 +155,7 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     this.capabilities = effectiveCapabilities(driver.capabilities, options.limits, BRIDGE_RESERVED_BYTES);
     this.clock = options.clock ?? systemClock;
     this.#retry = resolveRetryPolicy(options.retry, DEFAULT_RETRY);
+    this.callTimeoutMs = callBoundMs(options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, driver.callTimeoutMs);
     this.logger = options.logger ?? console;
     this.#events = new TypedEmitter<QueueEvents>({
       source: `queue over ${driver.name}`,
@@ -235,12 +249,11 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
       const startedAt = this.clock.now();
       const wait = Math.max(0, Math.min(waitSeconds, (deadline - startedAt) / 1000));
       const messages = await this.#call('receive', options.signal, () =>
-        this.driver.receive({
-          maxMessages,
-          leaseSeconds,
-          waitSeconds: wait,
-          ...(options.signal ? { signal: options.signal } : {}),
-        }),
+        this.#bounded(
+          'receive',
+          (signal) => this.driver.receive({ maxMessages, leaseSeconds, waitSeconds: wait, signal }),
+          { waitMs: wait * 1000, signal: options.signal },
+        ),
       );
       if (messages.length === 0) return [];
       const deliveries = await this.#arrive(messages, startedAt + leaseSeconds * 1000);
@@ -451,7 +464,7 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
       outcomes.push(
         ...(await sendWithEntryRetry(
           chunk,
-          (pending) => this.driver.publish(pending),
+          (pending) => this.#bounded('publish', () => this.driver.publish(pending)),
           this.#entryRetry('publish'),
         )),
       );
@@ -486,7 +499,7 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
       const indexes = live.slice(start, start + size);
       const outcomes = await sendWithEntryRetry(
         indexes.map((i) => entries[i]!),
-        send,
+        (chunk) => this.#bounded(operation, () => send(chunk)),
         this.#entryRetry(operation),
       );
       indexes.forEach((index, position) => {
@@ -627,7 +640,7 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     if (!this.capabilities.deadLetter.move || !move) return;
     const [outcome] = await sendWithEntryRetry(
       [{ receipt: message.receipt, reason: error.message }],
-      (entries) => move.call(this.driver, entries),
+      (entries) => this.#bounded('deadLetter', () => move.call(this.driver, entries)),
       this.#entryRetry('deadLetter'),
     );
     if (outcome && !outcome.ok) throw outcome.error;
@@ -654,6 +667,24 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
           this.#events.emit('retry', { operation, ...info }),
       },
     };
+  }
+
+  /** One provider call under the deadline; a receive's bound adds its long poll. */
+  #bounded<T>(
+    operation: string,
+    run: (signal: AbortSignal) => Promise<T>,
+    { waitMs = 0, signal }: { waitMs?: number; signal?: AbortSignal | undefined } = {},
+  ): Promise<T> {
+    return withDeadline(
+      {
+        driverName: this.driver.name,
+        operation,
+        timeoutMs: waitMs + this.callTimeoutMs,
+        clock: this.clock,
+        ...(signal ? { signal } : {}),
+      },
+      run,
+    );
   }
 
   #call<T>(operation: string, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {

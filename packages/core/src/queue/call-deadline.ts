@@ -1,0 +1,66 @@
+import type { Clock } from '../clock';
+import { QueueError } from '../errors';
+
+/** The Queue's bound on one provider call when its options name none. */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * Added to a driver's own `callTimeoutMs`, so a driver that enforces its deadline gets to fail
+ * with its own typed error (which says more) before the Queue's bound fires.
+ */
+export const DRIVER_TIMEOUT_MARGIN_MS = 1_000;
+
+/** The bound on one call: the Queue's, but never below the driver's own deadline plus a margin. */
+export function callBoundMs(queueTimeoutMs: number, driverTimeoutMs: number | undefined): number {
+  return driverTimeoutMs === undefined
+    ? queueTimeoutMs
+    : Math.max(queueTimeoutMs, driverTimeoutMs + DRIVER_TIMEOUT_MARGIN_MS);
+}
+
+export interface DeadlineOptions {
+  driverName: string;
+  operation: string;
+  timeoutMs: number;
+  clock: Clock;
+  /** Aborts the call's own signal too (a receive passes the caller's). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one provider call against a deadline on the Queue's clock. At the deadline the call's
+ * signal aborts and the promise rejects with a retryable UNAVAILABLE (`details.timedOut`); an
+ * answer that arrives later is dropped, never taken for success or failure.
+ */
+export async function withDeadline<T>(
+  options: DeadlineOptions,
+  run: (signal: AbortSignal) => Promise<T> | T,
+): Promise<T> {
+  const { driverName, operation, timeoutMs, clock } = options;
+  const deadline = new AbortController();
+  const stopTimer = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  const timedOut = new QueueError(
+    'UNAVAILABLE',
+    `${driverName}: ${operation} had no answer within ${timeoutMs} ms (the queue's call timeout)`,
+    { details: { timedOut: true, timeoutMs, operation }, retryable: true },
+  );
+  let call: Promise<T>;
+  try {
+    call = Promise.resolve(run(signal));
+  } catch (error) {
+    call = Promise.reject(error);
+  }
+  const expiry = clock.sleep(timeoutMs, stopTimer.signal).then(
+    () => {
+      deadline.abort(timedOut);
+      throw timedOut;
+    },
+    // The call settled first and cancelled the timer.
+    () => new Promise<never>(() => {}),
+  );
+  try {
+    return await Promise.race([call, expiry]);
+  } finally {
+    stopTimer.abort();
+  }
+}
