@@ -20,8 +20,9 @@ export interface LedgerRecord {
   /** The last recorded outcome (e.g. "http 200", "http 503", "timeout"); never a secret. */
   lastOutcome: string | null;
   /**
-   * True once an attempt is known to have ended without a recorded outcome (its lease was
-   * re-taken after it lapsed): the receiver may or may not have acted on it. Reconciliation
+   * True once an attempt is known to have ended without a usable outcome: its lease was re-taken
+   * after it lapsed, or it was settled with `ambiguous: true` (its request left and no answer
+   * came back). The receiver may or may not have acted on it. Never cleared; reconciliation
    * reports these as ambiguous.
    */
   ambiguous: boolean;

@@ -56,6 +56,14 @@ export type DeliveryOutcome =
       status?: number;
       reason: string;
       retryAfterMs?: number;
+      /**
+       * True when the request had left (written whole to a connection) and no usable answer came
+       * back: a timeout waiting for the answer, a connection reset or closed after the write, an
+       * answer cut off before its status line. The receiver may have acted on it. Absent when
+       * nothing was sent (DNS failure, refused connect, connect timeout, a closed sender) or when
+       * the receiver answered with a status. The worker records such an attempt as ambiguous.
+       */
+      ambiguous?: boolean;
       attemptMs: number;
       response?: ResponseSample;
     }

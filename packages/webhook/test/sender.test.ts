@@ -130,7 +130,7 @@ describe('network failures', () => {
     expect(outcome).not.toHaveProperty('status');
   });
 
-  it('the overall request timeout is retried', async () => {
+  it('the overall request timeout is retried, as ambiguous once the request was sent', async () => {
     const target = await server(() => {
       /* never answers */
     });
@@ -138,7 +138,8 @@ describe('network failures', () => {
     expect(s.requestTimeoutMs).toBe(50);
     expect(await send(s, destination(target.url))).toMatchObject({
       kind: 'retry',
-      reason: 'request timeout after 50 ms',
+      reason: 'request timeout after 50 ms, after the request was sent',
+      ambiguous: true,
     });
   });
 
@@ -154,7 +155,11 @@ describe('network failures', () => {
     // Abort once the request has reached the server, so it is really in flight.
     while (target.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
-    expect(await pending).toMatchObject({ kind: 'retry', reason: expect.stringMatching(/aborted/) });
+    expect(await pending).toMatchObject({
+      kind: 'retry',
+      reason: expect.stringMatching(/aborted/),
+      ambiguous: true,
+    });
   });
 
   it('exposes the default total request timeout (30 s) for lease sizing', () => {

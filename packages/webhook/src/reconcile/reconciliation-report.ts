@@ -4,9 +4,11 @@ export interface ReconciliationReport {
   /** Events with no terminal state, untouched for longer than the bound: stuck or forgotten. */
   stale: LedgerRecord[];
   /**
-   * Events where an attempt ended with no recorded outcome and was tried again: a receiver that
-   * ignores Idempotency-Key may have acted on them twice. A person (or the receiver's own
-   * records) must settle these.
+   * Events where an attempt may have reached the receiver without a usable answer: its worker
+   * died before recording an outcome, or its request left and timed out or lost its connection.
+   * They stay listed after a later attempt succeeds, since a receiver that ignores
+   * Idempotency-Key may have acted on them twice. A person (or the receiver's own records) must
+   * settle these.
    */
   ambiguous: LedgerRecord[];
 }

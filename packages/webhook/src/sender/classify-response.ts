@@ -55,6 +55,11 @@ export interface ErrorClassifyOptions {
   requestTimeoutMs?: number;
   /** Strings that must never reach a reason (signing secrets, header values). */
   knownSecrets?: readonly string[];
+  /**
+   * The whole request had been written to a connection when the error came: the receiver may
+   * have acted on it, so a retry outcome is `ambiguous`.
+   */
+  sent?: boolean;
 }
 
 const NETWORK_REASONS: Readonly<Record<string, string>> = {
@@ -88,22 +93,29 @@ const INVALID_REQUEST_CODES = new Set([
 export function classifyError(error: unknown, options: ErrorClassifyOptions = {}): Classification {
   const refusal = findDestinationRefusal(error);
   if (refusal) return { kind: 'terminal', reason: refusal.message, refusal: refusal.refusal };
-  if (options.aborted === 'timeout') {
-    const limit = options.requestTimeoutMs === undefined ? '' : ` after ${options.requestTimeoutMs} ms`;
-    return { kind: 'retry', reason: `request timeout${limit}` };
-  }
-  if (options.aborted === 'caller')
-    return { kind: 'retry', reason: 'aborted by the caller before completion' };
-  if (isQueueError(error) && !error.retryable) {
+  if (isQueueError(error) && !error.retryable && options.aborted === undefined) {
     return { kind: 'terminal', reason: redact(error.message, options) };
   }
   const code = errorCode(error);
-  if (code && INVALID_REQUEST_CODES.has(code)) {
+  if (code && INVALID_REQUEST_CODES.has(code) && options.aborted === undefined) {
     return { kind: 'terminal', reason: `invalid request: ${redact(messageOf(error), options)}` };
   }
-  if (code && NETWORK_REASONS[code]) return { kind: 'retry', reason: `${NETWORK_REASONS[code]} (${code})` };
+  const reason = wireFailure(error, code, options);
+  if (!options.sent) return { kind: 'retry', reason };
+  // The request left and no usable answer came back: the receiver may have acted on it.
+  return { kind: 'retry', reason: `${reason}, after the request was sent`, ambiguous: true };
+}
+
+/** Why a request on the wire failed, in words that quote no secret. */
+function wireFailure(error: unknown, code: string | undefined, options: ErrorClassifyOptions): string {
+  if (options.aborted === 'timeout') {
+    const limit = options.requestTimeoutMs === undefined ? '' : ` after ${options.requestTimeoutMs} ms`;
+    return `request timeout${limit}`;
+  }
+  if (options.aborted === 'caller') return 'aborted by the caller before completion';
+  if (code && NETWORK_REASONS[code]) return `${NETWORK_REASONS[code]} (${code})`;
   const described = code ? `${code}: ${messageOf(error)}` : messageOf(error);
-  return { kind: 'retry', reason: `network error: ${redact(described, options)}` };
+  return `network error: ${redact(described, options)}`;
 }
 
 function header(headers: HeaderBag, name: string): string | undefined {

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { QueueError, redactSecrets } from '@queueport/core';
-import { Agent } from 'undici';
 import { checkedDestination } from '../destinations/validate-destination';
 import {
   DEFAULT_IDEMPOTENCY_KEY_STYLE,
@@ -18,6 +17,7 @@ import { USER_AGENT } from '../version';
 import { type Classification, classifyError, classifyResponse } from './classify-response';
 import { compileOptionValidator, withoutUndefined } from './option-validator';
 import { readCappedBody } from './read-capped-body';
+import { SendTrackingAgent } from './send-tracking-agent';
 import { MAX_DATE_MS, senderOptionsSchema, webhookRequestSchema } from './sender-schemas';
 
 export interface WebhookSenderOptions {
@@ -89,7 +89,7 @@ interface PreparedRequest {
 
 class UndiciWebhookSender implements WebhookSender {
   readonly requestTimeoutMs: number;
-  readonly #agent: Agent;
+  readonly #agent: SendTrackingAgent;
   readonly #policy: ReturnType<typeof createUrlPolicy>;
   readonly #maxResponseBytes: number;
   readonly #keyStyle: IdempotencyKeyStyle;
@@ -105,7 +105,7 @@ class UndiciWebhookSender implements WebhookSender {
     this.#now = options.now ?? Date.now;
     this.#userAgent = options.userAgent ?? USER_AGENT;
     this.#policy = createUrlPolicy(options.ssrf);
-    this.#agent = new Agent({
+    this.#agent = new SendTrackingAgent({
       connect: {
         timeout: timeout('connectTimeoutMs'),
         lookup: createGuardedLookup(this.#policy.addresses, options.resolver),
@@ -118,18 +118,27 @@ class UndiciWebhookSender implements WebhookSender {
 
   async send(request: WebhookRequest, signal?: AbortSignal): Promise<DeliveryOutcome> {
     const started = performance.now();
+    const progress = { sent: false };
     let classified: Classification;
     try {
-      classified = await this.#attempt(request, signal);
+      classified = await this.#attempt(request, signal, progress);
     } catch {
       // Unreachable by design. If it happens the request may have gone out, and only a retry
       // (same Idempotency-Key) settles that; throwing would leave the ledger row ambiguous.
-      classified = { kind: 'retry', reason: 'internal error in the webhook sender' };
+      classified = {
+        kind: 'retry',
+        reason: 'internal error in the webhook sender',
+        ...(progress.sent ? { ambiguous: true } : {}),
+      };
     }
     return { ...classified, attemptMs: Math.round(performance.now() - started) } as DeliveryOutcome;
   }
 
-  async #attempt(request: unknown, callerSignal: unknown): Promise<Classification> {
+  async #attempt(
+    request: unknown,
+    callerSignal: unknown,
+    progress: { sent: boolean },
+  ): Promise<Classification> {
     // Everything that can be refused without a connection is refused here, before undici.
     const prepared = this.#prepare(request, callerSignal);
     if ('kind' in prepared) return prepared;
@@ -143,14 +152,12 @@ class UndiciWebhookSender implements WebhookSender {
     const signal =
       callerSignal instanceof AbortSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
     try {
-      const response = await this.#agent.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers,
-        body,
-        signal,
-      });
+      const response = await this.#agent.requestTracked(
+        { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers, body, signal },
+        () => {
+          progress.sent = true;
+        },
+      );
       const classified = classifyResponse(response.statusCode, response.headers, { nowMs: this.#nowAfter() });
       const sample = await readCappedBody(response.body, this.#maxResponseBytes);
       // A receiver may echo our request back (an Authorization header included): redact it.
@@ -161,7 +168,12 @@ class UndiciWebhookSender implements WebhookSender {
         : callerSignal instanceof AbortSignal && callerSignal.aborted
           ? 'caller'
           : undefined;
-      return classifyError(error, { aborted, requestTimeoutMs: this.requestTimeoutMs, knownSecrets });
+      return classifyError(error, {
+        aborted,
+        requestTimeoutMs: this.requestTimeoutMs,
+        knownSecrets,
+        sent: progress.sent,
+      });
     } finally {
       clearTimeout(timer);
     }

@@ -324,18 +324,22 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
       return { result: 'delivered' };
     }
     let reason = outcome.reason;
+    // A request that left without a usable answer may have been acted on: the row says so for
+    // good, whatever a later attempt brings, and reconciliation lists it.
+    const ambiguous = outcome.kind === 'retry' && outcome.ambiguous === true ? { ambiguous: true } : {};
     if (outcome.kind === 'retry') {
       const policy = destination?.retry ? resolveRetrySchedule(destination.retry, this.#retry) : this.#retry;
       const next = nextRetry(policy, attempt.attempt, outcome.retryAfterMs);
       if (!next.giveUp) {
         const delayMs = Math.ceil(next.delayMs);
-        await ledger.release({ eventId, owner, outcome: reason, retryAt: this.#clock.now() + delayMs });
+        const retryAt = this.#clock.now() + delayMs;
+        await ledger.release({ eventId, owner, outcome: reason, retryAt, ...ambiguous });
         return { result: 'retry-scheduled', delayMs };
       }
       reason = `gave up after ${attempt.attempt} attempts: ${reason}`;
     }
     if (outcome.kind === 'disable' && destination) registry?.disable(destination.id, outcome.reason);
-    await ledger.fail({ eventId, owner, outcome: reason });
+    await ledger.fail({ eventId, owner, outcome: reason, ...ambiguous });
     return { result: 'failed', reason };
   }
 
