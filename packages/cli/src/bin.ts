@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-import { processIo } from './io';
-import { main } from './main';
+import { runAsProcess } from './run-process';
 
 // No top-level await: the bin is also built as CommonJS.
-void main(process.argv.slice(2), processIo()).then((code) => {
-  process.exitCode = code;
-});
+runAsProcess(process.argv.slice(2));

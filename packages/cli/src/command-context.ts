@@ -31,8 +31,16 @@ export interface CommandContext {
   /** Opens a provider by its configured name; a UsageError naming the known ones otherwise. */
   openProvider(name: string): Promise<OpenedProvider>;
   openLedger(): Promise<Ledger>;
-  /** A line of progress for people (stderr; live on a terminal, plain lines otherwise; silent with --json). */
-  progress(line: string): void;
+  /**
+   * A line of progress for people (stderr; live on a terminal, plain lines otherwise; silent
+   * with --json). `running`: work under way, shown with its elapsed time on a terminal.
+   */
+  progress(line: string, options?: { running?: boolean }): void;
+  /**
+   * Aborted when the run is to stop (SIGINT, SIGTERM): a command stops starting work, cleans up
+   * what it made, and returns the report of what ran so far. Absent: never stopped.
+   */
+  signal?: AbortSignal;
 }
 
 /** One command: its name, its --help text, and how it runs (argv after the command's name). */

@@ -22,10 +22,18 @@ export interface CommandContextOptions {
   adapters?: readonly AdapterDefinition[];
   /** A configuration already loaded (a program's own): used as it is, and closed with the context. */
   loaded?: LoadedConfig;
+  /** Aborted to stop the run (bin.ts aborts it on SIGINT and SIGTERM); never by default. */
+  signal?: AbortSignal;
+  /** How long `close()` waits for each provider, ledger or configuration to close (default 5 s). */
+  closeTimeoutMs?: number;
 }
+
+/** A close that hangs (a provider that never answers) must not keep the CLI from exiting. */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
 
 /** The context main hands a command, plus what main needs around it. */
 export interface CliCommandContext extends CommandContext {
+  readonly signal: AbortSignal;
   /** Masks secrets in everything printed; learns the configuration's once it is loaded. */
   readonly redactor: Redactor;
   readonly progressDisplay: Progress;
@@ -33,8 +41,16 @@ export interface CliCommandContext extends CommandContext {
   env(): Promise<Env>;
   /** The provider's URL as configured, unredacted: for harnesses and admin calls, never for output. */
   providerUrl(name: string): Promise<string>;
-  /** Closes every provider and ledger still open, then what the configuration started. */
+  /**
+   * Closes every provider and ledger still open, then what the configuration started, each
+   * within the close bound. Never throws, never hangs past the bounds.
+   */
   close(): Promise<void>;
+  /**
+   * What did not close within its bound, or was still opening when the context closed (an open
+   * that never answers): named for the person, after `close()`. Empty when all is closed.
+   */
+  stillOpen(): string[];
 }
 
 export function createCommandContext(io: CliIo, options: CommandContextOptions = {}): CliCommandContext {
@@ -43,7 +59,11 @@ export function createCommandContext(io: CliIo, options: CommandContextOptions =
     silent: options.json === true,
     redact: (t) => redactor.text(t),
   });
-  const open = new Set<{ close(): Promise<void> }>();
+  const open = new Set<{ name: string; close(): Promise<void> }>();
+  const opening = new Set<string>();
+  const lingering: string[] = [];
+  const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+  const signal = options.signal ?? new AbortController().signal;
   let loading: Promise<LoadedConfig> | undefined;
   let closed = false;
 
@@ -76,10 +96,10 @@ export function createCommandContext(io: CliIo, options: CommandContextOptions =
     return provider.url;
   };
 
-  const track = <T extends { close(): Promise<void> }>(resource: T): T => {
+  const track = <T extends { close(): Promise<void> }>(name: string, resource: T): T => {
     const original = resource.close.bind(resource);
     const close = once(original);
-    const tracked = { close };
+    const tracked = { name, close };
     open.add(tracked);
     return Object.assign(resource, {
       close: async () => {
@@ -100,28 +120,72 @@ export function createCommandContext(io: CliIo, options: CommandContextOptions =
     async openProvider(name) {
       const url = await providerUrl(name);
       const providerEnv = await env();
-      try {
-        const definition = await loadAdapter(new URL(url).protocol.replace(/:$/, ''), options.adapters);
-        return track(await openProvider(name, url, definition, providerEnv, io, redactor));
-      } catch (error) {
-        // A provider that cannot be opened is the provider's failure, for the command to report.
-        throw normalizeError(error, `provider ${name}`);
-      }
+      const what = `provider ${name} (${redactUrl(url)})`;
+      return pending(`${what}, still opening`, async () => {
+        try {
+          const definition = await loadAdapter(new URL(url).protocol.replace(/:$/, ''), options.adapters);
+          return track(what, await openProvider(name, url, definition, providerEnv, io, redactor));
+        } catch (error) {
+          // A provider that cannot be opened is the provider's failure, for the command to report.
+          throw normalizeError(error, `provider ${name}`);
+        }
+      });
     },
     async openLedger(): Promise<Ledger> {
       const loaded = await config();
-      return track(await openConfiguredLedger(loaded, await env(), io.cwd));
+      const ledgerEnv = await env();
+      return pending('the ledger, still opening', async () =>
+        track('the ledger', await openConfiguredLedger(loaded, ledgerEnv, io.cwd)),
+      );
     },
-    progress: (line) => progressDisplay.line(line),
+    progress: (line, lineOptions) => progressDisplay.line(line, lineOptions),
+    signal,
     async close() {
       if (closed) return;
       closed = true;
       progressDisplay.clear();
-      for (const resource of [...open].reverse()) await resource.close().catch(() => undefined);
+      for (const resource of [...open].reverse()) await bounded(resource.name, resource.close());
       open.clear();
-      if (loading) await (await loading.catch(() => undefined))?.close();
+      if (loading) {
+        const loaded = await bounded('the configuration', loading);
+        if (loaded) await bounded('what the configuration started', loaded.close());
+      }
     },
+    stillOpen: () => [...lingering, ...opening],
   };
+
+  /** Runs an open, named while it is under way, so a context closed before it answers can say so. */
+  async function pending<T>(name: string, run: () => Promise<T>): Promise<T> {
+    opening.add(name);
+    try {
+      return await run();
+    } finally {
+      opening.delete(name);
+    }
+  }
+
+  /** The work's value, or undefined once it failed or overran the close bound (then named as lingering). */
+  async function bounded<T>(name: string, work: Promise<T>): Promise<T | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), closeTimeoutMs);
+    });
+    // A failure after the bound is handled here too: no unhandled rejection on the way out.
+    const settled = work.then(
+      (value) => ({ value }),
+      () => ({ value: undefined }),
+    );
+    try {
+      const result = await Promise.race([settled, late]);
+      if (result === 'late') {
+        lingering.push(`${name}, not closed within ${closeTimeoutMs} ms`);
+        return undefined;
+      }
+      return result.value;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 async function openProvider(

@@ -13,6 +13,11 @@ export interface CliIo {
   cwd: string;
   /** Milliseconds, for latencies; performance.now() by default. */
   now(): number;
+  /**
+   * Calls `before` as a process warning is about to be printed and `after` once it has been,
+   * until the returned function is called: live progress makes way for it. Absent: no warnings.
+   */
+  watchWarnings?(hooks: { before(): void; after(): void }): () => void;
 }
 
 export function processIo(): CliIo {
@@ -23,5 +28,17 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     now: () => performance.now(),
+    watchWarnings(hooks) {
+      // Node prints a warning from its own 'warning' listener; prepended, this one runs first,
+      // and `after` once Node has printed it.
+      const listener = () => {
+        hooks.before();
+        setImmediate(hooks.after);
+      };
+      process.prependListener('warning', listener);
+      return () => {
+        process.off('warning', listener);
+      };
+    },
   };
 }

@@ -6,7 +6,7 @@ import { COMMANDS } from './commands/registry';
 import { EMBEDDED_DEFAULTS_NOTE } from './config/embedded-defaults';
 import { createCommandContext } from './context';
 import { ConfigError, UsageError } from './errors';
-import { EXIT, type ExitCode } from './exit-codes';
+import { EXIT, type ExitCode, exitCodeOfStop } from './exit-codes';
 import { type GlobalFlags, parseGlobalFlags } from './global-flags';
 import { TOP_USAGE, topLevelHelp } from './help';
 import type { CliIo } from './io';
@@ -21,12 +21,18 @@ export interface MainOptions {
   adapters?: readonly AdapterDefinition[];
   /** The commands to dispatch to; every built-in one by default. */
   commands?: readonly Command[];
+  /**
+   * Aborted to stop the run, with an `Interrupted` reason (bin.ts does on SIGINT and SIGTERM):
+   * the command cleans up and reports what ran, and main returns 130 or 143.
+   */
+  signal?: AbortSignal;
 }
 
 /**
  * The CLI: global flags, then the command by name, its report printed in the format asked for.
  * Exit 0 when every check passed, 1 when one failed (or the command broke down), 2 when the
- * command line or the configuration was wrong and nothing was checked.
+ * command line or the configuration was wrong and nothing was checked, 130 / 143 when SIGINT /
+ * SIGTERM stopped it (after the report of what ran).
  */
 export async function main(argv: readonly string[], io: CliIo, options: MainOptions = {}): Promise<ExitCode> {
   const commands = options.commands ?? COMMANDS;
@@ -65,6 +71,7 @@ export async function main(argv: readonly string[], io: CliIo, options: MainOpti
     configPath: flags.configPath,
     json: flags.json,
     ...(options.adapters ? { adapters: options.adapters } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   try {
     if (flags.junitPath) {
@@ -105,9 +112,14 @@ export async function main(argv: readonly string[], io: CliIo, options: MainOpti
       );
       return EXIT.usage;
     }
-    return report.ok ? EXIT.ok : EXIT.failed;
+    const stopped = options.signal?.aborted ? exitCodeOfStop(options.signal.reason) : undefined;
+    return stopped ?? (report.ok ? EXIT.ok : EXIT.failed);
   } finally {
     await context.close();
+    const left = context.stillOpen();
+    if (left.length > 0) {
+      io.stderr(`${context.redactor.text(`queueport: still open after the run: ${left.join('; ')}`)}\n`);
+    }
   }
 }
 

@@ -43,7 +43,17 @@ describe('queueport drill on the embedded defaults', () => {
       providersPassed: 2,
       providersFailed: 0,
       conformance: 'quick',
+      'seconds.memory': expect.any(Number),
+      'seconds.infrai': expect.any(Number),
     });
+    // How long each provider took, and where: the line to read when a drill is slow.
+    for (const provider of ['memory', 'infrai']) {
+      expect(report.notes).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^${provider} took [0-9.]+ s \\(canary [0-9.]+ s, conformance [0-9.]+ s, slowest conformance\\.[a-z-]+ [0-9.]+ s\\)$`),
+        ),
+      );
+    }
     for (const provider of ['memory', 'infrai']) {
       for (const id of CANARY) {
         const check = checkOf(report, provider, id);

@@ -83,6 +83,22 @@ describe('queueport migrate', () => {
     expect(f.receiver.requests()).toBe(0);
   });
 
+  it('--rollback says what it dead-lettered, and tells the operator which command shows it', async () => {
+    const f = await started();
+    const b = await f.openQueue('b');
+    await b.publish({ envelope: { event_id: 'order_1:paid', type: 'order.paid', payload: { id: 1 } } });
+    // Written by something else: not a queueport envelope.
+    await b.driver.publish([
+      { eventId: 'foreign', dedupeKey: 'foreign', body: 'not an envelope', attributes: {}, delaySeconds: 0 },
+    ]);
+    const report = await migrateCommand.run(['--to', 'b', '--rollback', '--drain-ms', '3000'], f.context);
+    expect(report.summary).toMatchObject({ drained: 1, 'dead-lettered': 1, remaining: 0 });
+    expect(report.checks[0]?.detail).toContain('1 not queueport envelopes, moved to the dead letters');
+    const note = report.notes?.find((each) => each.includes('dead letters')) ?? '';
+    expect(note).toContain('queueport dlq list --provider b');
+    expect(note).not.toContain(".on('invalid-message'");
+  });
+
   it('refuses what it cannot run: a UsageError for flags, a ConfigError naming the receiver', async () => {
     const f = await started();
     await expect(migrateCommand.run(['--from', 'a'], f.context)).rejects.toThrow(UsageError);

@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
-import { payloadDigest } from '@queueport/core';
+import { payloadDigest, Queue } from '@queueport/core';
 import type { Ledger } from '@queueport/ledger';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
+import { memoryAdapter } from '@queueport/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type CanaryPath,
@@ -12,6 +13,7 @@ import {
 } from '../src/migrate';
 import { startTestContext, type TestContext, type TestContextOptions } from './support/migrate-context';
 import { droppingDriver, duplicatingDriver } from './support/migrate-drivers';
+import { uniqueQueue } from './support/test-io';
 
 let fixture: TestContext | undefined;
 afterEach(async () => {
@@ -215,5 +217,28 @@ describe('runRollback', () => {
     });
     expect(await Promise.all(ids.map((id) => ledger.get(id)))).toEqual(before);
     expect(f.receiver.requests()).toBe(0);
+  });
+
+  it('counts the bodies that are not envelopes it dead-lettered, and leaves no advice for developers in the log', async () => {
+    const warnings: string[] = [];
+    const logger = { warn: (message: string) => warnings.push(message) };
+    const queue = new Queue(await memoryAdapter.open(new URL(`memory://${uniqueQueue('rollback')}`), {}), {
+      logger,
+    });
+    await queue.driver.publish([
+      {
+        eventId: 'foreign',
+        dedupeKey: 'foreign',
+        body: '{"not":"an envelope"}',
+        attributes: {},
+        delaySeconds: 0,
+      },
+    ]);
+    const result = await runRollback({ to: { name: 'b', queue }, drainMs: 2_000 });
+    expect(result.invalid).toMatchObject({ deadLettered: 1, leftInQueue: 0 });
+    expect(result.invalid.firstReason).toBeTruthy();
+    expect(result.drained).toBe(0);
+    expect(warnings).toEqual([]);
+    await queue.close();
   });
 });

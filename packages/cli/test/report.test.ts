@@ -81,6 +81,8 @@ describe('the human table', () => {
     const row = lines.find((line) => line.includes('canary.receive'))!;
     expect(row.indexOf('failed')).toBe(header.indexOf('status'));
     expect(row).toContain('1500 ms');
+    // A failed row's detail is its message's first line (the whole message follows the table).
+    expect(row.slice(header.indexOf('detail'))).toBe('timed out ]]> after 1.5 s');
     expect(text).toContain(
       '✗ canary.receive (primary): receive <it> & "ack" it\n    timed out ]]> after 1.5 s\n    second line',
     );

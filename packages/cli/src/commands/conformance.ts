@@ -23,8 +23,11 @@ import { openForCheck } from './open-for-check';
  */
 const QUICK_RUNS = { virtual: 5, real: 2 };
 
+/** Each property's budget here: the suite's real-time default of 8 runs per property takes minutes. */
+export const CONFORMANCE_PROPERTY_TIMEOUT_MS = 300_000;
+
 const USAGE =
-  'usage: queueport conformance --provider <name> [--quick] [--seed N] [--runs N] [--only id,id] [--path P]';
+  'usage: queueport conformance --provider <name> [--quick] [--seed N] [--runs N] [--only id,id] [--path P] [--property-timeout-ms <ms>]';
 
 const HELP = `${USAGE}
 
@@ -39,8 +42,15 @@ Options:
   --runs <n>         generated cases per property
   --only <ids>       only these properties, comma-separated: ${queueProperties.map((p) => p.id).join(', ')}
   --path <p>         with --seed and one --only: replay the failing case a report printed
+  --property-timeout-ms <ms>
+                     each property's budget (default ${CONFORMANCE_PROPERTY_TIMEOUT_MS}): past it the property is
+                     stopped, its scratch queues deleted, and it fails
 
-Exit status: 0 every property held, 1 one failed, 2 a usage or configuration error.
+SIGINT or SIGTERM stops the run: the running property's scratch queues are deleted and the
+report of what ran is written.
+
+Exit status: 0 every property held, 1 one failed, 2 a usage or configuration error, 130 / 143
+stopped by SIGINT / SIGTERM.
 `;
 
 export const conformanceCommand: Command = {
@@ -57,9 +67,13 @@ export const conformanceCommand: Command = {
         runs: { type: 'string' },
         only: { type: 'string' },
         path: { type: 'string' },
+        'property-timeout-ms': { type: 'string' },
       },
       USAGE,
     );
+    const propertyTimeoutMs =
+      intOption(values['property-timeout-ms'], '--property-timeout-ms', USAGE) ??
+      CONFORMANCE_PROPERTY_TIMEOUT_MS;
     const name = requireOption(values.provider, '--provider', USAGE);
     const seed = intOption(values.seed, '--seed', USAGE, 0);
     const askedRuns = intOption(values.runs, '--runs', USAGE);
@@ -103,13 +117,17 @@ export const conformanceCommand: Command = {
         ...(runs === undefined ? {} : { numRuns: runs }),
         ...(only ? { only } : {}),
         ...(values.path ? { path: values.path } : {}),
+        propertyTimeoutMs,
+        ...(context.signal ? { signal: context.signal } : {}),
         onProgress: (event) => {
           if (event.kind === 'start')
             context.progress(
               `conformance ${name}: ${event.total} ${event.total === 1 ? 'property' : 'properties'}, seed ${event.seed}`,
             );
           if (event.kind === 'property-start') {
-            context.progress(`conformance ${name}: [${event.index + 1}/${event.total}] ${event.id}`);
+            context.progress(`conformance ${name}: [${event.index + 1}/${event.total}] ${event.id}`, {
+              running: true,
+            });
           }
         },
       });

@@ -14,10 +14,12 @@ import type { CommandContext, OpenedProvider } from '../command-context';
 import type { Env } from '../config/config-env';
 import type { ReceiverConfig } from '../config/config-types';
 import type { CheckResult } from '../report/report-types';
+import { unreachableBecause } from './reachability';
 import {
   describeFailure,
   describeOpenFailure,
   EARLIER_STEP_FAILED,
+  INTERRUPTED,
   StepFailure,
   type StepRunner,
   stepRunner,
@@ -90,7 +92,7 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
     provider,
     () => context.io.now(),
     secret ? [secret] : [],
-    (line) => context.progress(line),
+    (line, lineOptions) => context.progress(line, lineOptions),
   );
   const checks: CheckResult[] = [];
   let opened: OpenedProvider | undefined;
@@ -100,9 +102,19 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
       CANARY_STEPS.open,
       async () => {
         checkUrl(options.url);
-        opened = await withDeadline(context.openProvider(provider), timeoutMs, 'opening the provider', {
-          onLate: (late) => late.close(),
-        });
+        try {
+          opened = await withDeadline(context.openProvider(provider), timeoutMs, 'opening the provider', {
+            onLate: (late) => late.close(),
+          });
+        } catch (error) {
+          // The adapter said nothing in time: the drill finds out itself whether anything listens.
+          if (!(error instanceof StepFailure)) throw error;
+          const because = await unreachableBecause(options.url, Math.min(timeoutMs, PROBE_MS));
+          if (!because) throw error;
+          throw new StepFailure(
+            `the provider could not be reached: ${because} (the adapter gave no answer within ${timeoutMs} ms)`,
+          );
+        }
         return `${opened.definition.packageName} opened ${opened.url}`;
       },
       describeOpenFailure,
@@ -113,12 +125,20 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
   checks.push(await schemaStep(steps, options));
 
   const ok = () => checks.every((check) => check.status !== 'failed');
-  const state: { mine?: Delivery; ledger?: Ledger } = {};
+  const state: { published?: boolean; consumed?: boolean; mine?: Delivery; ledger?: Ledger } = {};
   const rest: [Pick<CheckResult, 'id' | 'title'>, (queue: Queue) => Promise<string>][] = [
-    [CANARY_STEPS.publish, (queue) => publish(queue, options, eventId)],
+    [
+      CANARY_STEPS.publish,
+      async (queue) => {
+        const detail = await publish(queue, options, eventId);
+        state.published = true;
+        return detail;
+      },
+    ],
     [
       CANARY_STEPS.consume,
       async (queue) => {
+        state.consumed = true;
         const found = await consume(queue, eventId, timeoutMs, () => context.io.now());
         state.mine = found.delivery;
         return found.detail;
@@ -136,11 +156,45 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
   ];
   for (const [step, run] of rest) {
     const queue = opened?.queue;
-    checks.push(
-      queue && ok() ? await steps.run(step, () => run(queue)) : steps.skipped(step, EARLIER_STEP_FAILED),
-    );
+    if (context.signal?.aborted === true) checks.push(steps.skipped(step, INTERRUPTED));
+    else {
+      checks.push(
+        queue && ok() ? await steps.run(step, () => run(queue)) : steps.skipped(step, EARLIER_STEP_FAILED),
+      );
+    }
   }
-  return { checks, opened, eventId, ok: ok() };
+  if (opened && state.published) await takeBack(opened.queue, state, eventId, timeoutMs, context);
+  return { checks, opened, eventId, ok: ok() && context.signal?.aborted !== true };
+}
+
+/** The bound of the probe that names why a provider did not answer. */
+const PROBE_MS = 3_000;
+
+/**
+ * The canary is the drill's own: however the drill ended (a failed step, an interrupt), it must
+ * not stay on the queue for the application's consumers, nor in its dead letters, from where
+ * `dlq redrive` would put it back into the application's queue.
+ */
+async function takeBack(
+  queue: Queue,
+  state: { consumed?: boolean; mine?: Delivery },
+  eventId: string,
+  timeoutMs: number,
+  context: CommandContext,
+): Promise<void> {
+  if (state.mine) {
+    if (!state.mine.settled) await state.mine.ack().catch(() => undefined);
+    return;
+  }
+  // Interrupted between publish and receive: one bounded look for it. After a consume step
+  // that failed, looking again would only take as long and find nothing.
+  if (state.consumed) return;
+  try {
+    const found = await consume(queue, eventId, Math.min(timeoutMs, PROBE_MS), () => context.io.now());
+    await found.delivery.ack();
+  } catch {
+    context.progress(`drill: the canary ${eventId} could not be taken back off the queue`);
+  }
 }
 
 function checkUrl(url: string): void {
@@ -346,7 +400,7 @@ async function deliver(
     });
     let result: Awaited<ReturnType<DeliveryWorker['process']>>;
     try {
-      result = await worker.process(mine);
+      result = await worker.process(neverDeadLettered(mine));
     } catch (error) {
       throw new StepFailure(`the delivery worker failed: ${describeFailure(error)}`);
     }
@@ -380,6 +434,45 @@ async function deliver(
     // The canary is the drill's own: whatever happened, it must not stay for another consumer.
     if (!mine.settled) await mine.ack().catch(() => undefined);
   }
+}
+
+/**
+ * The canary as the worker sees it, except that giving up acks it: the ledger holds the failure
+ * and the report says why, while a canary in the dead letters would reach the application's
+ * queue again with the next `dlq redrive`.
+ */
+export function neverDeadLettered(delivery: Delivery): Delivery {
+  return {
+    get envelope() {
+      return delivery.envelope;
+    },
+    get body() {
+      return delivery.body;
+    },
+    get attributes() {
+      return delivery.attributes;
+    },
+    get receiveCount() {
+      return delivery.receiveCount;
+    },
+    get messageId() {
+      return delivery.messageId;
+    },
+    get receipt() {
+      return delivery.receipt;
+    },
+    ...(delivery.groupId === undefined ? {} : { groupId: delivery.groupId }),
+    get leaseExpiresAt() {
+      return delivery.leaseExpiresAt;
+    },
+    get settled() {
+      return delivery.settled;
+    },
+    ack: () => delivery.ack(),
+    release: (options) => delivery.release(options),
+    extendLease: (leaseSeconds) => delivery.extendLease(leaseSeconds),
+    deadLetter: () => delivery.ack(),
+  };
 }
 
 /** The receiver's answer, or why there was none, for the report. */

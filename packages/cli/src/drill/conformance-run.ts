@@ -52,8 +52,19 @@ export interface ProviderConformanceOptions {
   quick: boolean;
   /** The configuration's environment, for adapters that read their secrets by name. */
   env: Env;
-  progress(line: string): void;
+  /** Each property's budget (`--property-timeout-ms`): past it, the property is stopped and fails. */
+  propertyTimeoutMs: number;
+  /** Stops the suite: the running property is stopped, its scratch queues deleted. */
+  signal?: AbortSignal | undefined;
+  progress(line: string, options?: { running?: boolean }): void;
 }
+
+/**
+ * A property's budget in the drill, unless --property-timeout-ms says otherwise. A healthy
+ * provider needs a few seconds per property at the drill's one run; a minute is far past that,
+ * and keeps a broken provider's full drill within minutes rather than hours.
+ */
+export const DEFAULT_PROPERTY_TIMEOUT_MS = 60_000;
 
 /**
  * The queue contract against one provider, through its adapter's admin surface: a scratch queue
@@ -80,12 +91,19 @@ export async function runProviderConformance(options: ProviderConformanceOptions
   try {
     report = await runConformance(harness, {
       properties,
+      propertyTimeoutMs: options.propertyTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
       ...(numRuns === undefined ? {} : { numRuns }),
       onProgress: (event) => {
         if (event.kind === 'start') {
           options.progress(
-            `drill ${provider}: conformance, ${event.total} properties${quick ? ' (--quick)' : ''}, seed ${event.seed}`,
+            `drill ${provider}: conformance, ${event.total} properties${quick ? ' (--quick)' : ''}, seed ${event.seed}, ${options.propertyTimeoutMs} ms each at most`,
           );
+        }
+        if (event.kind === 'property-start') {
+          options.progress(`drill ${provider}: [${event.index + 1}/${event.total}] conformance.${event.id}`, {
+            running: true,
+          });
         }
         if (event.kind === 'property-end') {
           const { result } = event;
@@ -99,6 +117,11 @@ export async function runProviderConformance(options: ProviderConformanceOptions
     return setupFailed(provider, `the suite could not start on ${provider}: ${describeFailure(error)}`);
   }
   return report.results.map((result) => checkOf(result, provider, report.seed));
+}
+
+/** The drill's own word for the budget: a person sets it with the flag, not the option. */
+function inCliTerms(error: string): string {
+  return error.replace(/\bpropertyTimeoutMs\b/g, '--property-timeout-ms');
 }
 
 function setupFailed(provider: string, detail: string): CheckResult[] {
@@ -131,13 +154,16 @@ function checkOf(result: PropertyResult, provider: string, seed: number): CheckR
   };
   if (result.status === 'failed') {
     const detail = [
-      `${result.id} failed on ${provider} after ${result.runs} run(s): ${result.error ?? 'no error recorded'}`,
+      `${result.id} failed on ${provider} after ${result.runs} run(s): ${inCliTerms(result.error ?? 'no error recorded')}`,
       `  counterexample: ${result.counterexample ?? 'none'}`,
       // The drill runs the suite whole: the conformance command runs exactly this case again.
       `  replay: queueport conformance --provider ${provider} ${replayLine(result)}`,
     ].join('\n');
     return { ...base, status: 'failed', detail };
   }
-  if (result.status === 'skipped') return { ...base, status: 'skipped', detail: result.reason ?? 'skipped' };
+  if (result.status === 'skipped') {
+    const reason = result.reason === 'interrupted' ? 'not run: the drill was interrupted' : result.reason;
+    return { ...base, status: 'skipped', detail: reason ?? 'skipped' };
+  }
   return { ...base, status: 'passed', detail: `${result.runs} run(s), seed ${seed}` };
 }

@@ -9,16 +9,22 @@ import { ConfigError, UsageError } from '../errors';
 import { ReportBuilder } from '../report/report-builder';
 import type { CheckResult, CommandReport } from '../report/report-types';
 import { CANARY_STEPS, runCanary } from './canary';
-import { conformanceNotRun, QUICK_PROPERTY_IDS, runProviderConformance } from './conformance-run';
+import {
+  conformanceNotRun,
+  DEFAULT_PROPERTY_TIMEOUT_MS,
+  QUICK_PROPERTY_IDS,
+  runProviderConformance,
+} from './conformance-run';
+import { INTERRUPTED } from './step';
 
 export { CANARY_STEPS, canaryEventId } from './canary';
-export { QUICK_PROPERTY_IDS } from './conformance-run';
+export { DEFAULT_PROPERTY_TIMEOUT_MS, QUICK_PROPERTY_IDS } from './conformance-run';
 
 /** Each canary step's bound, unless --timeout-ms says otherwise. */
 export const DEFAULT_DRILL_TIMEOUT_MS = 10_000;
 
 const USAGE =
-  'usage: queueport drill [--provider <name>]... [--quick | --skip-conformance] [--timeout-ms <ms>]';
+  'usage: queueport drill [--provider <name>]... [--quick | --skip-conformance] [--timeout-ms <ms>] [--property-timeout-ms <ms>]';
 
 const HELP = `${USAGE}
 
@@ -27,20 +33,29 @@ credentials accepted), its schema is current (infrai:// only: Infrai's discovery
 snapshot the adapter was built on), and one synthetic event is published, received, delivered
 by the delivery worker to the configured receiver and recorded as delivered in the configured
 ledger. Then the conformance suite runs against the provider, on scratch queues beside its own.
-Every step is timed.
+Every step is timed, and the report says how long each provider took. Scratch queues are
+deleted and the canary taken back off the queue however the drill ends (it never goes to the
+dead letters, where \`dlq redrive\` would hand it to your consumers).
 
 With no configuration file the drill runs on the embedded defaults, in this process: no
-server, no credentials.
+server, no credentials. The full suite takes seconds there, and a few minutes against a real
+provider (its properties wait out real leases and delays).
 
 Options:
-  --provider <name>   drill this provider (repeatable); every configured provider by default
-  --quick             a subset of the suite that takes seconds on any provider:
-                      ${QUICK_PROPERTY_IDS.join(', ')}
-  --skip-conformance  the canary alone
-  --timeout-ms <ms>   the bound of each canary step (default ${DEFAULT_DRILL_TIMEOUT_MS})
+  --provider <name>           drill this provider (repeatable); every configured provider by default
+  --quick                     a subset of the suite: well under a second per property in memory,
+                              about 20 s per provider on real time (SQS, BullMQ, Infrai):
+                              ${QUICK_PROPERTY_IDS.join(', ')}
+  --skip-conformance          the canary alone
+  --timeout-ms <ms>           the bound of each canary step (default ${DEFAULT_DRILL_TIMEOUT_MS})
+  --property-timeout-ms <ms>  the budget of each conformance property (default ${DEFAULT_PROPERTY_TIMEOUT_MS}):
+                              past it the property is stopped, its queues deleted, and it fails
+
+SIGINT (Ctrl-C) or SIGTERM stops the drill: the running step is stopped, scratch queues are
+deleted, and the report (and --junit file) of what ran is written; a second signal exits at once.
 
 Exit status: 0 every check passed, 1 a check failed (the report says which and why), 2 a usage
-or configuration error.
+or configuration error, 130 stopped by SIGINT, 143 stopped by SIGTERM.
 `;
 
 export interface DrillOptions {
@@ -49,6 +64,7 @@ export interface DrillOptions {
   quick: boolean;
   skipConformance: boolean;
   timeoutMs: number;
+  propertyTimeoutMs: number;
 }
 
 export function parseDrillArgs(argv: readonly string[]): DrillOptions {
@@ -59,6 +75,7 @@ export function parseDrillArgs(argv: readonly string[]): DrillOptions {
       quick: { type: 'boolean' },
       'skip-conformance': { type: 'boolean' },
       'timeout-ms': { type: 'string' },
+      'property-timeout-ms': { type: 'string' },
     },
     USAGE,
   );
@@ -76,6 +93,8 @@ export function parseDrillArgs(argv: readonly string[]): DrillOptions {
     quick: values.quick === true,
     skipConformance: values['skip-conformance'] === true,
     timeoutMs: intOption(values['timeout-ms'], '--timeout-ms', USAGE) ?? DEFAULT_DRILL_TIMEOUT_MS,
+    propertyTimeoutMs:
+      intOption(values['property-timeout-ms'], '--property-timeout-ms', USAGE) ?? DEFAULT_PROPERTY_TIMEOUT_MS,
   };
 }
 
@@ -110,8 +129,22 @@ async function runDrill(argv: readonly string[], context: CommandContext): Promi
     return ledgerOpening;
   };
   const failedProviders: { name: string; first: CheckResult }[] = [];
+  const took: { name: string; ms: number; checks: CheckResult[] }[] = [];
+  const interrupted = () => context.signal?.aborted === true;
   try {
     for (const name of names) {
+      if (interrupted()) {
+        builder.add({
+          id: 'drill',
+          title: 'the exit drill of this provider',
+          provider: name,
+          status: 'skipped',
+          durationMs: 0,
+          detail: INTERRUPTED,
+        });
+        continue;
+      }
+      const started = context.io.now();
       const checks = await drillProvider(context, options, {
         name,
         url: configured[name]!.url,
@@ -119,6 +152,7 @@ async function runDrill(argv: readonly string[], context: CommandContext): Promi
         receiver: loaded.config.receiver,
         env,
       });
+      took.push({ name, ms: context.io.now() - started, checks });
       for (const check of checks) builder.add(check);
       const first = checks.find((check) => check.status === 'failed');
       if (first) failedProviders.push({ name, first });
@@ -128,21 +162,51 @@ async function runDrill(argv: readonly string[], context: CommandContext): Promi
   }
 
   const notes: string[] = [];
+  if (interrupted()) {
+    notes.push(
+      'interrupted: this report holds what ran before the drill was stopped; its scratch queues were deleted',
+    );
+  }
   if (failedProviders.length > 0) {
     // One line a CI log shows at a glance; the failures themselves are in the report in full.
     notes.push(`failed: ${failedProviders.map(({ name, first }) => `${name} at ${first.id}`).join(', ')}`);
   }
+  for (const each of took) notes.push(timeNote(each));
   if (options.skipConformance) notes.push('the conformance suite was not run (--skip-conformance)');
   if (loaded.file === undefined) notes.push(EMBEDDED_DEFAULTS_NOTE);
-  return builder.build({
+  const report = builder.build({
     summary: {
       providers: names.length,
-      providersPassed: names.length - failedProviders.length,
+      providersPassed: took.length - failedProviders.length,
       providersFailed: failedProviders.length,
       conformance: options.skipConformance ? 'skipped' : options.quick ? 'quick' : 'full',
+      ...Object.fromEntries(took.map(({ name, ms }) => [`seconds.${name}`, seconds(ms)])),
     },
     notes,
   });
+  // An interrupted drill proved nothing about what it did not reach.
+  return interrupted() ? { ...report, ok: false } : report;
+}
+
+/** How long one provider took, and where the time went: the line to read when a drill is slow. */
+function timeNote({ name, ms, checks }: { name: string; ms: number; checks: CheckResult[] }): string {
+  const sum = (prefix: string) =>
+    checks
+      .filter((check) => check.id.startsWith(prefix))
+      .reduce((total, check) => total + check.durationMs, 0);
+  const slowest = checks
+    .filter((check) => check.id.startsWith('conformance.'))
+    .reduce<CheckResult | undefined>((a, b) => (a && a.durationMs >= b.durationMs ? a : b), undefined);
+  const parts = [`canary ${seconds(sum('canary.'))} s`];
+  if (checks.some((check) => check.id.startsWith('conformance.'))) {
+    parts.push(`conformance ${seconds(sum('conformance.'))} s`);
+    if (slowest) parts.push(`slowest ${slowest.id} ${seconds(slowest.durationMs)} s`);
+  }
+  return `${name} took ${seconds(ms)} s (${parts.join(', ')})`;
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
 }
 
 interface ProviderTarget {
@@ -175,6 +239,10 @@ async function drillProvider(
   await canary.opened?.close().catch(() => undefined);
   const checks = [...canary.checks];
   if (options.skipConformance) return checks;
+  if (context.signal?.aborted) {
+    checks.push(conformanceNotRun(name, options.quick, INTERRUPTED));
+    return checks;
+  }
   if (!canary.ok || !definition) {
     const failed = canary.checks.find((check) => check.status === 'failed');
     checks.push(
@@ -192,7 +260,9 @@ async function drillProvider(
     definition,
     quick: options.quick,
     env: target.env,
-    progress: (line) => context.progress(line),
+    propertyTimeoutMs: options.propertyTimeoutMs,
+    signal: context.signal,
+    progress: (line, lineOptions) => context.progress(line, lineOptions),
   });
   return [...checks, ...suite];
 }

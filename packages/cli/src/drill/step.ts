@@ -8,6 +8,7 @@ export class StepFailure extends Error {
 }
 
 export const EARLIER_STEP_FAILED = 'an earlier step failed';
+export const INTERRUPTED = 'not run: the drill was interrupted';
 
 export interface StepRunner {
   /** The step passes with what `run` returns (what was measured), or fails with why, in plain words. */
@@ -28,7 +29,7 @@ export function stepRunner(
   provider: string,
   now: () => number,
   secrets: readonly string[],
-  progress: (line: string) => void,
+  progress: (line: string, options?: { running?: boolean }) => void,
 ): StepRunner {
   const finish = (result: CheckResult): CheckResult => {
     const shown = result.detail ? ` (${firstLine(result.detail)})` : '';
@@ -37,6 +38,7 @@ export function stepRunner(
   };
   return {
     async run(check, run, explain = describeFailure) {
+      progress(`drill ${provider}: ${check.id}`, { running: true });
       const started = now();
       const base = { id: check.id, title: check.title, provider };
       try {

@@ -478,6 +478,12 @@ export interface RollbackResult {
   undelivered: string[];
   /** What the queue still holds at the end; null where the provider does not say. */
   remaining: number | null;
+  /**
+   * Bodies that were not queueport envelopes (or failed their checks): never acked as drained.
+   * `deadLettered` moved to the provider's dead letters, `leftInQueue` where it cannot move
+   * them (they come back when their lease ends, and count in `remaining`).
+   */
+  invalid: { deadLettered: number; leftInQueue: number; firstReason: string | undefined };
   durationMs: number;
   checks: CheckResult[];
 }
@@ -487,6 +493,15 @@ export interface RollbackResult {
  * without a claim or a send, so the ledger is exactly as it was. The other provider carries the
  * same event ids, and the ledger (only read here) says which drained ones it has delivered.
  */
+function invalidDetail(invalid: RollbackResult['invalid']): string {
+  const parts: string[] = [];
+  if (invalid.deadLettered > 0)
+    parts.push(`${invalid.deadLettered} not queueport envelopes, moved to the dead letters`);
+  if (invalid.leftInQueue > 0)
+    parts.push(`${invalid.leftInQueue} not queueport envelopes, left in the queue`);
+  return parts.length > 0 ? `; ${parts.join('; ')}` : '';
+}
+
 export async function runRollback(options: RollbackOptions): Promise<RollbackResult> {
   const now = options.now ?? (() => performance.now());
   const started = now();
@@ -498,29 +513,41 @@ export async function runRollback(options: RollbackOptions): Promise<RollbackRes
   const waitSeconds = Math.min(1, queue.capabilities.longPollMaxSeconds);
   let emptyInARow = 0;
   let remaining: number | null = null;
+  const invalid: RollbackResult['invalid'] = { deadLettered: 0, leftInQueue: 0, firstReason: undefined };
+  // Listened to here, so the Queue's advice to developers (".on('invalid-message', …)") is not
+  // what an operator reads; the report says what happened instead.
+  const stopListening = queue.on('invalid-message', ({ deadLetter, error }) => {
+    if (deadLetter) invalid.deadLettered++;
+    else invalid.leftInQueue++;
+    invalid.firstReason ??= error.message;
+  });
   progress(`migrate --rollback: draining ${options.to.name}`);
-  while (now() < deadline) {
-    // Asked first, so an emptied queue ends the drain without a last long poll.
-    remaining = options.to.depth ? await options.to.depth() : null;
-    if (remaining === 0 || (remaining === null && emptyInARow >= 2)) break;
-    const batch = await queue.receive({
-      maxMessages: queue.capabilities.batch.receive,
-      leaseSeconds,
-      waitSeconds,
-    });
-    if (batch.length > 0) {
-      emptyInARow = 0;
-      const outcomes = await queue.ackBatch(batch);
-      outcomes.forEach((outcome, i) => {
-        if (outcome.ok) eventIds.push(batch[i]!.envelope.event_id);
+  try {
+    while (now() < deadline) {
+      // Asked first, so an emptied queue ends the drain without a last long poll.
+      remaining = options.to.depth ? await options.to.depth() : null;
+      if (remaining === 0 || (remaining === null && emptyInARow >= 2)) break;
+      const batch = await queue.receive({
+        maxMessages: queue.capabilities.batch.receive,
+        leaseSeconds,
+        waitSeconds,
       });
-      continue;
+      if (batch.length > 0) {
+        emptyInARow = 0;
+        const outcomes = await queue.ackBatch(batch);
+        outcomes.forEach((outcome, i) => {
+          if (outcome.ok) eventIds.push(batch[i]!.envelope.event_id);
+        });
+        continue;
+      }
+      // Held but not receivable (delayed, or leased by someone else): wait for it within the bound.
+      emptyInARow++;
+      if (waitSeconds === 0) await sleep(DRAIN_POLL_MS);
     }
-    // Held but not receivable (delayed, or leased by someone else): wait for it within the bound.
-    emptyInARow++;
-    if (waitSeconds === 0) await sleep(DRAIN_POLL_MS);
+    if (options.to.depth && remaining !== 0) remaining = await options.to.depth();
+  } finally {
+    stopListening();
   }
-  if (options.to.depth && remaining !== 0) remaining = await options.to.depth();
 
   const distinct = [...new Set(eventIds)];
   const undelivered: string[] = [];
@@ -539,6 +566,7 @@ export async function runRollback(options: RollbackOptions): Promise<RollbackRes
     deliveredElsewhere,
     undelivered,
     remaining,
+    invalid,
     durationMs,
     checks: [
       {
@@ -547,9 +575,11 @@ export async function runRollback(options: RollbackOptions): Promise<RollbackRes
         provider: options.to.name,
         status: emptied ? 'passed' : 'failed',
         durationMs,
-        detail: emptied
-          ? `drained ${eventIds.length} messages (${distinct.length} events, ${deliveredElsewhere} already delivered per the ledger)`
-          : `drained ${eventIds.length} messages; ${remaining ?? 'an unknown number'} still held after ${durationMs} ms`,
+        detail: `${
+          emptied
+            ? `drained ${eventIds.length} messages (${distinct.length} events, ${deliveredElsewhere} already delivered per the ledger)`
+            : `drained ${eventIds.length} messages; ${remaining ?? 'an unknown number'} still held after ${durationMs} ms`
+        }${invalidDetail(invalid)}`,
       },
     ],
   };

@@ -314,6 +314,7 @@ function rollbackSummary(result: RollbackResult): Record<string, number | string
     'drained.events': new Set(result.eventIds).size,
     'delivered elsewhere': result.deliveredElsewhere,
     undelivered: result.undelivered.length,
+    'dead-lettered': result.invalid.deadLettered,
     remaining: result.remaining ?? 'unknown',
   };
 }
@@ -325,6 +326,18 @@ function rollbackNotes(result: RollbackResult): string[] {
   if (result.undelivered.length > 0) {
     notes.push(
       `Drained events the ledger has not seen delivered: ${listSome(result.undelivered)}. The provider kept must carry them; those with a pending ledger row are found by \`queueport reconcile\`.`,
+    );
+  }
+  const { deadLettered, leftInQueue, firstReason } = result.invalid;
+  const why = firstReason ? ` (the first: ${firstReason})` : '';
+  if (deadLettered > 0) {
+    notes.push(
+      `${deadLettered} message(s) on ${result.name} were not queueport envelopes${why} and were moved to its dead letters, not drained: see them with \`queueport dlq list --provider ${result.name}\`; they belong to whoever wrote them there, so do not redrive them into a queue a delivery worker reads.`,
+    );
+  }
+  if (leftInQueue > 0) {
+    notes.push(
+      `${leftInQueue} message(s) on ${result.name} were not queueport envelopes${why}, and ${result.name} cannot dead-letter them: they stay in the queue and count in "remaining"; remove them with the provider's own tools.`,
     );
   }
   return notes;
