@@ -50,7 +50,9 @@ describe('queueport drill on the embedded defaults', () => {
     for (const provider of ['memory', 'infrai']) {
       expect(report.notes).toContainEqual(
         expect.stringMatching(
-          new RegExp(`^${provider} took [0-9.]+ s \\(canary [0-9.]+ s, conformance [0-9.]+ s, slowest conformance\\.[a-z-]+ [0-9.]+ s\\)$`),
+          new RegExp(
+            `^${provider} took [0-9.]+ s \\(canary [0-9.]+ s, conformance [0-9.]+ s, slowest conformance\\.[a-z-]+ [0-9.]+ s\\)$`,
+          ),
         ),
       );
     }
