@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateQueueRequest, DeadLetterRecord, QueueStats } from '@queueport/core';
-import { checkAdminSettings, eventIdOfBody, type QueueAdmin, QueueError } from '@queueport/core/driver';
+import {
+  checkAdminSettings,
+  DEFAULT_REDRIVE_AFTER_RECEIVES,
+  eventIdOfBody,
+  type QueueAdmin,
+  QueueError,
+} from '@queueport/core/driver';
 import type { QueueDlqListResponse, QueueListResponse } from './generated/queue-types';
 import { unwrapPayload } from './message-payload';
 import type { InfraiHttp } from './wire/infrai-http';
@@ -37,57 +43,52 @@ export function infraiAdmin({ http, urlOf, locate }: InfraiAdminOptions): QueueA
         ...(settings.fifo === true ? { type: 'fifo' } : {}),
         ...(settings.retentionDays !== undefined ? { message_retention_days: settings.retentionDays } : {}),
       };
-      // A name Infrai's schema forbids is refused here, by field, before any call.
-      http.validator.checkRequest('queue.create', { name: request.name, idempotency_key: 'checked-here' });
-      let deadLetter: string | undefined;
-      if (request.redriveAfterReceives !== undefined) {
-        if (!Number.isInteger(request.redriveAfterReceives) || request.redriveAfterReceives < 1) {
-          throw new QueueError(
-            'INVALID_ARGUMENT',
-            'infrai: redriveAfterReceives must be a whole number >= 1',
-            {
-              details: { field: 'redriveAfterReceives' },
-            },
-          );
-        }
-        if (request.name.length > MAX_NAME_WITH_DEAD_LETTERS) {
-          throw new QueueError(
-            'INVALID_ARGUMENT',
-            `infrai: a queue with dead letters has a name of at most ${MAX_NAME_WITH_DEAD_LETTERS} characters (its dead-letter queue is <name>${DEAD_LETTER_SUFFIX})`,
-            { details: { field: 'name' } },
-          );
-        }
-        deadLetter = `${request.name}${DEAD_LETTER_SUFFIX}`;
-        // Refused before anything is made, so a failed create never leaves a stray dead-letter queue.
-        const taken = new Set(
-          (await http.call<QueueListResponse>('queue.list', {})).queues.map((q) => q.name),
-        );
-        for (const name of [request.name, deadLetter]) {
-          if (taken.has(name)) {
-            throw new QueueError('INVALID_ARGUMENT', `infrai: a queue named ${name} exists already`, {
-              details: { field: 'name' },
-            });
-          }
-        }
-        // Resource-creating calls need an explicit key; a fresh one, since this create is meant.
-        await http.call('queue.create', { name: deadLetter, ...shared, idempotency_key: randomUUID() });
-      }
-      try {
-        await http.call('queue.create', {
-          name: request.name,
-          ...shared,
-          ...(deadLetter
-            ? { dead_letter_queue: deadLetter, max_retries: (request.redriveAfterReceives ?? 1) - 1 }
-            : {}),
-          ...(settings.visibilityTimeoutSeconds !== undefined
-            ? { visibility_timeout_default: settings.visibilityTimeoutSeconds }
-            : {}),
-          ...(settings.enablePriority !== undefined ? { enable_priority: settings.enablePriority } : {}),
-          idempotency_key: randomUUID(),
+      // Every queue gets dead letters: the request's redrive, else core's default, the same on
+      // every provider, so a queue made without one never redelivers forever.
+      const redriveAfterReceives = request.redriveAfterReceives ?? DEFAULT_REDRIVE_AFTER_RECEIVES;
+      if (!Number.isSafeInteger(redriveAfterReceives) || redriveAfterReceives < 1) {
+        throw new QueueError('INVALID_ARGUMENT', 'infrai: redriveAfterReceives must be a whole number >= 1', {
+          details: { field: 'redriveAfterReceives' },
         });
+      }
+      if (request.name.length > MAX_NAME_WITH_DEAD_LETTERS) {
+        throw new QueueError(
+          'INVALID_ARGUMENT',
+          `infrai: a queue has a name of at most ${MAX_NAME_WITH_DEAD_LETTERS} characters (its dead-letter queue is <name>${DEAD_LETTER_SUFFIX})`,
+          { details: { field: 'name' } },
+        );
+      }
+      const deadLetter = `${request.name}${DEAD_LETTER_SUFFIX}`;
+      const main = {
+        name: request.name,
+        ...shared,
+        // Infrai dead-letters after max_retries + 1 deliveries.
+        dead_letter_queue: deadLetter,
+        max_retries: redriveAfterReceives - 1,
+        ...(settings.visibilityTimeoutSeconds !== undefined
+          ? { visibility_timeout_default: settings.visibilityTimeoutSeconds }
+          : {}),
+        ...(settings.enablePriority !== undefined ? { enable_priority: settings.enablePriority } : {}),
+      };
+      // What Infrai's schema forbids (a name, a redrive past its max_retries) is refused here,
+      // by field, before any call.
+      http.validator.checkRequest('queue.create', { ...main, idempotency_key: 'checked-here' });
+      // Refused before anything is made, so a failed create never leaves a stray dead-letter queue.
+      const taken = new Set((await http.call<QueueListResponse>('queue.list', {})).queues.map((q) => q.name));
+      for (const name of [request.name, deadLetter]) {
+        if (taken.has(name)) {
+          throw new QueueError('INVALID_ARGUMENT', `infrai: a queue named ${name} exists already`, {
+            details: { field: 'name' },
+          });
+        }
+      }
+      // Resource-creating calls need an explicit key; a fresh one, since this create is meant.
+      await http.call('queue.create', { name: deadLetter, ...shared, idempotency_key: randomUUID() });
+      try {
+        await http.call('queue.create', { ...main, idempotency_key: randomUUID() });
       } catch (error) {
         // Best effort: the dead-letter queue this call made goes, so a retry starts clean.
-        if (deadLetter) await http.call('queue.delete', { queue: deadLetter }).catch(() => {});
+        await http.call('queue.delete', { queue: deadLetter }).catch(() => {});
         throw error;
       }
       return urlOf(request.name);

@@ -14,8 +14,10 @@ import {
 } from '@queueport/core/driver';
 import { type DiscoverySnapshot, QUEUE_CAPABILITIES, SNAPSHOT } from './discovery/discovery-format';
 import type {
+  QueueAckResponse,
   QueueConsumeResponse,
   QueueListResponse,
+  QueueNackResponse,
   QueuePublishBatchResponse,
 } from './generated/queue-types';
 import {
@@ -26,8 +28,10 @@ import {
   infraiCapabilities,
   type QueueFacts,
 } from './infrai-options';
+import { REGION_SHAPE } from './infrai-url';
 import { payloadText, unwrapPayload } from './message-payload';
 import { queueFactsOf } from './queue-facts';
+import { boundedText, confirmSettle, MESSAGE_ID_MAX, receivedMessages } from './received-answers';
 import { classifyInfraiFailure } from './wire/classify-response';
 import { InfraiHttp } from './wire/infrai-http';
 
@@ -133,10 +137,13 @@ export class InfraiDriver implements Driver {
       { queue: this.#queue, messages: entries },
       { raw: { field: 'messages', json: batchText(entries, payloads) } },
     );
+    // Checked here too: a caller's own snapshot may not say the results are a list.
+    const results: unknown[] = Array.isArray(answer?.results) ? answer.results : [];
     sent.forEach((index, i) => {
-      const result = answer.results[i];
-      if (result?.ok && result.message_id) outcomes[index] = { ok: true, messageId: result.message_id };
-      else if (result?.error?.code === 'IDEMPOTENCY_CONFLICT') {
+      const result = results[i] as QueuePublishBatchResponse['results'][number] | undefined;
+      if (result?.ok === true && boundedText(result.message_id, MESSAGE_ID_MAX)) {
+        outcomes[index] = { ok: true, messageId: result.message_id };
+      } else if (result?.ok !== true && result?.error?.code === 'IDEMPOTENCY_CONFLICT') {
         // The key was used for another request within the window: a repeat Infrai absorbed.
         outcomes[index] = { ok: true, messageId: '', duplicate: true };
       } else {
@@ -146,6 +153,10 @@ export class InfraiDriver implements Driver {
     return outcomes;
   }
 
+  /**
+   * `waitSeconds` is not sent: Infrai documents no long poll (`longPollMaxSeconds: 0`), and the
+   * Queue caps an explicit wait to that, so the driver answers at once whatever it is asked.
+   */
   async receive(request: ReceiveRequest): Promise<DriverMessage[]> {
     this.#assertOpen();
     const answer = await this.#http.call<QueueConsumeResponse>(
@@ -157,7 +168,11 @@ export class InfraiDriver implements Driver {
       },
       request.signal ? { signal: request.signal } : {},
     );
-    return answer.messages.map((message) => {
+    const messages = receivedMessages(answer, this.name);
+    // More than was asked is not an answer the contract allows. The extras are not handed out
+    // (nor nacked, which would count toward their redrive): they come back when their
+    // visibility timeout ends.
+    return messages.slice(0, request.maxMessages).map((message) => {
       const { body, parsed, attributes } = unwrapPayload(message.payload);
       return {
         receipt: message.receipt_handle,
@@ -173,20 +188,25 @@ export class InfraiDriver implements Driver {
 
   ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
     this.#assertOpen();
-    return settleEach(receipts, (receipt) =>
-      this.#http.call('queue.ack', { queue: this.#queue, receipt_handle: receipt }),
-    );
+    return settleEach(receipts, async (receipt) => {
+      const answer = await this.#http.call<QueueAckResponse>('queue.ack', {
+        queue: this.#queue,
+        receipt_handle: receipt,
+      });
+      confirmSettle(answer, 'ack', this.name);
+    });
   }
 
   release(entries: readonly ReleaseEntry[]): Promise<SettleOutcome[]> {
     this.#assertOpen();
-    return settleEach(entries, (entry) =>
-      this.#http.call('queue.nack', {
+    return settleEach(entries, async (entry) => {
+      const answer = await this.#http.call<QueueNackResponse>('queue.nack', {
         queue: this.#queue,
         receipt_handle: entry.receipt,
         ...(entry.delaySeconds > 0 ? { delay_seconds: entry.delaySeconds } : {}),
-      }),
-    );
+      });
+      confirmSettle(answer, 'nack', this.name);
+    });
   }
 
   async close(): Promise<void> {
@@ -246,8 +266,8 @@ function entryError(
   http: InfraiHttp,
   name: string,
 ): QueueError {
-  if (!error) {
-    return new QueueError('UNAVAILABLE', `${name}: Infrai answered nothing for this message`, {
+  if (!error || typeof error !== 'object') {
+    return new QueueError('UNAVAILABLE', `${name}: Infrai confirmed nothing for this message`, {
       retryable: true,
     });
   }
@@ -255,6 +275,7 @@ function entryError(
   return classifyInfraiFailure(
     { status: status ?? 0, error, retryAfter: undefined, requestId: undefined },
     `${name} queue.publish_batch`,
+    http.secrets,
   );
 }
 
@@ -290,7 +311,7 @@ function checkContract(snapshot: DiscoverySnapshot, region: string | undefined, 
     if (!offered.includes(region)) {
       throw new QueueError(
         'INVALID_ARGUMENT',
-        `${name}: Infrai offers ${id} in ${offered.join(', ') || 'no region'}, not in ${region}`,
+        `${name}: Infrai offers ${id} in ${offered.join(', ') || 'no region'}, not in ${REGION_SHAPE.test(region) ? region : 'the region given (not shown: it does not read as a region)'}`,
         { details: { field: 'region', capability: id, offered } },
       );
     }

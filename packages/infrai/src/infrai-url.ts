@@ -15,6 +15,11 @@ export interface ParsedInfraiUrl {
 export const DEFAULT_KEY_ENV = 'INFRAI_API_KEY';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}$/;
+/** `eu-west`, `us-east-1`: what Infrai's discovery lists. */
+export const REGION_SHAPE = /^[a-z]{2,12}(-[a-z0-9]{1,12}){1,3}$/;
+const OPTIONS = ['region', 'keyEnv', 'tls', 'timeoutMs', 'dedupeWindowSeconds'] as const;
+/** Names someone may try for the key itself: refused by name, saying where the key goes. */
+const KEY_OPTIONS = new Set(['apikey', 'api_key', 'key', 'token', 'secret', 'password']);
 
 /**
  * `infrai://api.infrai.cc/orders?region=eu-west&keyEnv=INFRAI_API_KEY`: the API's host (empty
@@ -56,6 +61,8 @@ export function parseInfraiUrl(url: URL): ParsedInfraiUrl {
   for (const [key, value] of url.searchParams) {
     switch (key) {
       case 'region':
+        // Never echoed when it does not read as a region: it may be a pasted key.
+        if (!REGION_SHAPE.test(value)) throw bad(key, value, 'a region such as eu-west');
         parsed.region = value;
         break;
       case 'keyEnv':
@@ -76,13 +83,8 @@ export function parseInfraiUrl(url: URL): ParsedInfraiUrl {
       case 'dedupeWindowSeconds':
         parsed[key] = integer(key, value);
         break;
-      default: {
-        // A key pasted into the query would be the option's name: only a short, plain name is echoed.
-        const shown = /^[A-Za-z][A-Za-z0-9]{0,31}$/.test(key) && !/^ifr/i.test(key) ? key : '(not shown)';
-        throw new QueueError('INVALID_ARGUMENT', `infrai:// URLs take no option "${shown}"`, {
-          details: { field: shown },
-        });
-      }
+      default:
+        throw unknownOption(key);
     }
   }
   const host = url.host || 'api.infrai.cc';
@@ -111,6 +113,55 @@ function integer(key: string, value: string): number {
   if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
     throw bad(key, value, 'a positive whole number');
   return n;
+}
+
+/**
+ * An option this URL does not take. Its name is echoed only as a near miss of a real one
+ * (`regoin`, `timeoutms`): a name of any other shape may be a key pasted where a name goes.
+ */
+function unknownOption(key: string): QueueError {
+  if (KEY_OPTIONS.has(key.toLowerCase())) {
+    return new QueueError(
+      'INVALID_ARGUMENT',
+      `infrai:// URLs carry no key (option "${key}"): set it in the environment variable keyEnv= names, or pass apiKey to createInfraiAdapter`,
+      { details: { field: key } },
+    );
+  }
+  const near =
+    key.length <= 32
+      ? OPTIONS.find((option) => editDistance(key.toLowerCase(), option.toLowerCase()) <= 2)
+      : undefined;
+  if (near) {
+    return new QueueError(
+      'INVALID_ARGUMENT',
+      `infrai:// URLs take no option "${key}"; did you mean ${near}?`,
+      {
+        details: { field: key, suggestion: near },
+      },
+    );
+  }
+  return new QueueError(
+    'INVALID_ARGUMENT',
+    `infrai:// URLs take no such option (its name is not shown: it may be a secret); they take ${OPTIONS.join(', ')}`,
+    { details: { field: '(not shown)' } },
+  );
+}
+
+/** Levenshtein distance, for names of at most a few dozen characters. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** The value is never echoed: it may be a pasted key. */

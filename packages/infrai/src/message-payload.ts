@@ -1,4 +1,4 @@
-import { canonicalJson, canonicalJsonOfParsed, type JsonValue } from '@queueport/core';
+import { canonicalJson, canonicalJsonOfParsed, type JsonValue, PROVIDER_ATTRIBUTES } from '@queueport/core';
 
 /**
  * An Infrai message's payload is a JSON object, and Infrai documents no attributes. So a
@@ -33,23 +33,31 @@ export interface UnwrappedPayload {
 /**
  * The envelope's bytes and the attributes of a received payload. The envelope is canonical
  * JSON again (it went out canonical; Infrai may re-serialize it), so its digest still holds. A
- * payload that is not queueport's comes back as it is, for the Queue to refuse and report.
+ * payload that is not queueport's comes back as it is, for the Queue to refuse and report, and
+ * so does one whose attributes are not what queueport writes (an object of at most
+ * `PROVIDER_ATTRIBUTES` strings): no attribute is made up or dropped on the way in.
  */
 export function unwrapPayload(payload: unknown): UnwrappedPayload {
   const object = payload as { envelope?: unknown; attributes?: unknown; [PAYLOAD_MARK]?: unknown } | null;
   if (!object || typeof object !== 'object' || object[PAYLOAD_MARK] !== 1 || object.envelope === undefined) {
-    return { body: safeCanonical(payload), parsed: payload, attributes: {} };
+    return foreign(payload);
   }
-  // fromEntries defines own properties: an attribute named `__proto__` stays an attribute.
-  const attributes: Record<string, string> =
-    object.attributes && typeof object.attributes === 'object'
-      ? Object.fromEntries(
-          Object.entries(object.attributes as Record<string, unknown>).filter(
-            (entry): entry is [string, string] => typeof entry[1] === 'string',
-          ),
-        )
-      : {};
+  let attributes: Record<string, string> = {};
+  if (object.attributes !== undefined) {
+    const given = object.attributes;
+    if (!given || typeof given !== 'object' || Array.isArray(given)) return foreign(payload);
+    const entries = Object.entries(given as Record<string, unknown>);
+    if (entries.length > PROVIDER_ATTRIBUTES || entries.some(([, value]) => typeof value !== 'string')) {
+      return foreign(payload);
+    }
+    // fromEntries defines own properties: an attribute named `__proto__` stays an attribute.
+    attributes = Object.fromEntries(entries as Array<[string, string]>);
+  }
   return { body: safeCanonical(object.envelope), parsed: object.envelope, attributes };
+}
+
+function foreign(payload: unknown): UnwrappedPayload {
+  return { body: safeCanonical(payload), parsed: payload, attributes: {} };
 }
 
 function safeCanonical(value: unknown): string {

@@ -1,4 +1,10 @@
-import { MAX_BODY_BYTES, MAX_DELAY_SECONDS, Queue, type QueueError } from '@queueport/core';
+import {
+  DEFAULT_REDRIVE_AFTER_RECEIVES,
+  MAX_BODY_BYTES,
+  MAX_DELAY_SECONDS,
+  Queue,
+  type QueueError,
+} from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInfraiAdapter, DEFAULT_DEDUPE_WINDOW_SECONDS, infraiAdapter } from '../src';
@@ -210,10 +216,13 @@ describe('the admin', () => {
     expect(url).toBe(f.urlOf('orders').href);
     const listed = await callCapability(f.sim, 'queue.list', {});
     expect((listed.envelope.data as { queues: unknown[] }).queues).toMatchObject([
+      { name: 'orders-dlq', dead_letter_queue: null, message_retention_days: 2 },
       {
         name: 'orders',
         type: 'standard',
-        dead_letter_queue: null,
+        // No redriveAfterReceives: core's default, the same on every admin (20 deliveries).
+        dead_letter_queue: 'orders-dlq',
+        max_retries: DEFAULT_REDRIVE_AFTER_RECEIVES - 1,
         message_retention_days: 2,
         visibility_timeout_default: 45,
         enable_priority: true,
@@ -227,10 +236,26 @@ describe('the admin', () => {
       code: 'INVALID_ARGUMENT',
       details: { field: 'redriveAfterReceives' },
     });
+    expect(await failure(() => f.admin.createQueue({ name: 'x', redriveAfterReceives: 1002 }))).toMatchObject(
+      {
+        code: 'INVALID_ARGUMENT',
+        details: { field: 'max_retries' },
+      },
+    );
     expect(await failure(() => f.admin.createQueue({ name: 'orders' }))).toMatchObject({
       code: 'INVALID_ARGUMENT',
-      details: { infraiCode: 'QUEUE_ALREADY_EXISTS' },
+      details: { field: 'name' },
     });
+    // None of the refused ones made anything.
+    expect(f.sim.queueState('x')).toBeUndefined();
+    expect(f.sim.queueState('x-dlq')).toBeUndefined();
+  });
+
+  it('a queue made without redriveAfterReceives dead-letters after DEFAULT_REDRIVE_AFTER_RECEIVES deliveries, not before', async () => {
+    const f = await started();
+    const driver = await f.adapter.open(new URL(await f.admin.createQueue({ name: 'orders' })), {});
+    expect(driver.capabilities.deadLetter.redriveAfterReceives).toBe(DEFAULT_REDRIVE_AFTER_RECEIVES);
+    await driver.close();
   });
 
   it('deleteQueue takes the -dlq it made with it, and leaves a shared dead-letter queue alone', async () => {
@@ -348,13 +373,14 @@ describe('the admin', () => {
       details: { field: 'name' },
     });
     expect(f.sim.queueState(name)).toBeUndefined();
-    // Without dead letters the whole 80 characters are there.
-    expect(await f.admin.createQueue({ name })).toBe(f.urlOf(name).href);
+    // Every queue the admin makes has dead letters, the default redrive included.
+    await expect(f.admin.createQueue({ name })).rejects.toMatchObject({ details: { field: 'name' } });
+    expect(await f.admin.createQueue({ name: name.slice(0, 76) })).toBe(f.urlOf(name.slice(0, 76)).href);
   });
 
   it('createQueue with redriveAfterReceives on a name that exists is refused before anything is made', async () => {
     const f = await started();
-    await f.admin.createQueue({ name: 'orders' });
+    await callCapability(f.sim, 'queue.create', { name: 'orders', idempotency_key: 'made-elsewhere' });
     await expect(f.admin.createQueue({ name: 'orders', redriveAfterReceives: 2 })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
       details: { field: 'name' },

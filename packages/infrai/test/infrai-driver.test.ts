@@ -245,8 +245,7 @@ describe('timeouts', () => {
   });
 
   it('timeoutMs bounds the wait for an answer: a 3 s answer with timeoutMs=200 fails well before it comes', async () => {
-    // timeoutMs is undici's headersTimeout/bodyTimeout (its phase timers tick about every
-    // 0.5 s): the bound holds to within about a second, and costs nothing per request.
+    // timeoutMs is the whole request's deadline (one shared timer per 50 ms slot of deadlines).
     const f = await started({ simulator: { clock: undefined } });
     await f.admin.createQueue({ name: 'orders' });
     const queue = await f.open('orders', { query: 'timeoutMs=200', retry: { maxAttempts: 1 } });
@@ -282,6 +281,9 @@ describe('the wire', () => {
       }
     }
     expect(wire.sent.map((r) => `${r.method} ${r.path}`)).toEqual([
+      // The admin: is the name free, the dead-letter queue, the queue.
+      'GET /v1/queue/list',
+      'POST /v1/queue/create',
       'POST /v1/queue/create',
       'GET /v1/queue/list',
       'POST /v1/queue/publish_batch',
@@ -289,6 +291,8 @@ describe('the wire', () => {
       'POST /v1/queue/ack',
     ]);
     expect(calls.map((c) => [c.capability, c.status])).toEqual([
+      ['queue.list', 200],
+      ['queue.create', 200],
       ['queue.create', 200],
       ['queue.list', 200],
       ['queue.publish_batch', 200],

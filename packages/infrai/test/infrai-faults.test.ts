@@ -2,6 +2,7 @@ import { Queue, QueueError } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInfraiAdapter, idempotencyKey } from '../src';
+import { callCapability } from '../src/testing/raw-client';
 
 /** The key the driver sends for an event on the `orders` queue. */
 const keyOf = (eventId: string) => idempotencyKey('orders', eventId);
@@ -52,7 +53,13 @@ describe('429 with Retry-After is honoured', () => {
       simulator: { apiKeys: ['ifr_queue_key', 'ifr_admin_key'], rateLimit: { requests: 1, perSeconds: 1 } },
       adapter: { apiKey: 'ifr_admin_key' },
     });
-    await f.admin.createQueue({ name: 'orders' });
+    // One call (the admin's create makes three, past the limit).
+    await callCapability(
+      f.sim,
+      'queue.create',
+      { name: 'orders', idempotency_key: 'k' },
+      { apiKey: 'ifr_admin_key' },
+    );
     const driver = await createInfraiAdapter({ apiKey: 'ifr_queue_key' }).open(f.urlOf('orders'), {});
     const queue = new Queue(driver, { retry: { maxAttempts: 3, baseMs: 1, maxMs: 5 } });
     cleanups.push(() => queue.close());

@@ -63,11 +63,41 @@ describe('parseInfraiUrl', () => {
     expect(parse('infrai://h/').queueName).toBe('');
   });
 
-  it('refuses an unknown option by its name', () => {
+  it('refuses a near miss of an option by its name, with the option meant', () => {
     const error = refused('infrai://h/orders?regoin=eu-west');
-    expect(error.message).toBe('infrai:// URLs take no option "regoin"');
-    expect(error.details).toEqual({ field: 'regoin' });
-    expect(refused('infrai://h/orders?visibility=30').details).toEqual({ field: 'visibility' });
+    expect(error.message).toBe('infrai:// URLs take no option "regoin"; did you mean region?');
+    expect(error.details).toEqual({ field: 'regoin', suggestion: 'region' });
+    expect(refused('infrai://h/orders?timeoutms=30').details).toEqual({
+      field: 'timeoutms',
+      suggestion: 'timeoutMs',
+    });
+  });
+
+  it('never echoes a token typed as an option’s name or as an unknown option’s value', () => {
+    // Tokens without Infrai's prefix: nothing tells them from a name but that no option is near them.
+    const tokens = ['sk9f8e7d6c5b4a3', 'abcdefgh', 'Zq7Xw2Lm', 'visibility', 'x'.repeat(40)];
+    for (const token of tokens) {
+      for (const url of [
+        `infrai://h/orders?${token}=1`,
+        `infrai://h/orders?db=${token}`,
+        `infrai://h/orders?${token}`,
+      ]) {
+        const error = refused(url);
+        expect(`${error.message} ${JSON.stringify(error.details)}`, url).not.toContain(token);
+      }
+    }
+    expect(refused('infrai://h/orders?sk9f8e7d6c5b4a3=1').message).toMatch(
+      /its name is not shown.*region, keyEnv/,
+    );
+  });
+
+  it('refuses a region that does not read as one, without echoing it', () => {
+    for (const value of ['sk9f8e7d6c5b4a3', 'EU-WEST', 'eu west', '']) {
+      const error = refused(`infrai://h/orders?region=${encodeURIComponent(value)}`);
+      expect(error.details).toEqual({ field: 'region' });
+      if (value) expect(error.message).not.toContain(value);
+    }
+    expect(parse('infrai://h/orders?region=us-east-1').region).toBe('us-east-1');
   });
 
   it('refuses numbers that are not positive whole numbers, naming the option', () => {

@@ -89,8 +89,26 @@ describe('payloadText / unwrapPayload', () => {
     );
     expect(unwrapPayload({ queueport: 1 }).body).toBe('{"queueport":1}');
     expect(unwrapPayload(null)).toEqual({ body: 'null', parsed: null, attributes: {} });
-    // Attribute values that are not strings are dropped, not turned into text.
-    expect(unwrapPayload({ queueport: 1, envelope: {}, attributes: { n: 1, s: 'x', o: {} } })).toEqual({
+  });
+
+  it('gives back a payload whose attributes queueport did not write as it is, for the Queue to refuse', () => {
+    // Not dropped one by one (which hands the rest to a handler as if whole): the message is foreign.
+    const odd: unknown[] = [
+      { n: 1, s: 'x', o: {} },
+      { s: null },
+      ['a'],
+      'text',
+      null,
+      Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, 'v'])),
+    ];
+    for (const attributes of odd) {
+      const payload = { queueport: 1, envelope: { a: 1 }, attributes };
+      const unwrapped = unwrapPayload(payload);
+      expect(unwrapped.parsed).toBe(payload);
+      expect(unwrapped.attributes).toEqual({});
+      expect(JSON.parse(unwrapped.body)).toEqual(payload);
+    }
+    expect(unwrapPayload({ queueport: 1, envelope: {}, attributes: { s: 'x' } })).toEqual({
       body: '{}',
       parsed: {},
       attributes: { s: 'x' },

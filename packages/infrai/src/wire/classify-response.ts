@@ -1,4 +1,5 @@
-import { type ErrorCode, QueueError, redactSecrets } from '@queueport/core/driver';
+import { type ErrorCode, QueueError } from '@queueport/core/driver';
+import { safeErrorCode, safeMessage } from './response-bounds';
 
 /** Infrai's error codes (from discovery's error lists) in the port's terms. */
 const CODES: Readonly<Record<string, ErrorCode>> = {
@@ -30,11 +31,17 @@ export interface InfraiFailure {
 /**
  * One failed answer as a QueueError: Infrai's own code first, then its `retryable` flag, then
  * the HTTP status. 402 is terminal and says so: retrying cannot buy credit. Infrai's message is
- * redacted, and the request (with its bearer key) is never part of the error.
+ * bounded and redacted (`secrets`: the values the adapter was configured with, masked whatever
+ * their shape), a code that is not an upper-case word is not taken as one, and the request
+ * (with its bearer key) is never part of the error.
  */
-export function classifyInfraiFailure(failure: InfraiFailure, where: string): QueueError {
-  const infraiCode = typeof failure.error?.code === 'string' ? failure.error.code : `HTTP_${failure.status}`;
-  const said = typeof failure.error?.message === 'string' ? redactSecrets(failure.error.message) : '';
+export function classifyInfraiFailure(
+  failure: InfraiFailure,
+  where: string,
+  secrets: readonly string[] = [],
+): QueueError {
+  const infraiCode = safeErrorCode(failure.error?.code, secrets) ?? `HTTP_${failure.status}`;
+  const said = safeMessage(failure.error?.message, secrets);
   const retryableFlag = typeof failure.error?.retryable === 'boolean' ? failure.error.retryable : undefined;
   const code: ErrorCode =
     CODES[infraiCode] ??
@@ -69,10 +76,14 @@ export function classifyInfraiFailure(failure: InfraiFailure, where: string): Qu
   });
 }
 
-/** `Retry-After` as seconds: a delta (`30`) or an HTTP date. */
+/** The longest wait a `Retry-After` is taken for: a server's larger value would stall a consumer for days. */
+export const MAX_RETRY_AFTER_SECONDS = 3600;
+
+/** `Retry-After` as seconds: a delta (`30`) or an HTTP date, at most an hour. */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+  if (!value || value.length > 64) return undefined;
+  const seconds = /^\d+$/.test(value.trim())
+    ? Number(value.trim())
+    : Math.max(0, Math.ceil((Date.parse(value) - now) / 1000));
+  return Number.isNaN(seconds) ? undefined : Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
 }

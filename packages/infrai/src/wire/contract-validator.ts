@@ -1,4 +1,4 @@
-import { QueueError } from '@queueport/core/driver';
+import { QueueError, redactSecrets } from '@queueport/core/driver';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { DiscoverySnapshot } from '../discovery/discovery-format';
@@ -51,10 +51,16 @@ export class ContractValidator {
     }
   }
 
-  checkResponse(capability: string, data: unknown, requestId: string | undefined): void {
+  /** `secrets` are masked in the problems: a field's path can carry a name the server chose. */
+  checkResponse(
+    capability: string,
+    data: unknown,
+    requestId: string | undefined,
+    secrets: readonly string[] = [],
+  ): void {
     const validate = this.#of(capability).response;
     if (!validate(data)) {
-      const problems = describe(validate.errors);
+      const problems = describe(validate.errors).map((problem) => redactSecrets(problem, secrets));
       throw new QueueError(
         'INTERNAL',
         `infrai ${capability}: Infrai answered data that does not match the snapshot (${problems.join('; ')}); run the discovery check (pnpm infrai:codegen --check)`,

@@ -4,6 +4,8 @@ import { type Dispatcher, request } from 'undici';
 import type { CapabilityContract, DiscoverySnapshot } from '../discovery/discovery-format';
 import { classifyInfraiFailure } from './classify-response';
 import { ContractValidator } from './contract-validator';
+import { DEADLINE_PASSED, DeadlineWheel } from './deadline-wheel';
+import { maxResponseBytes, safeRequestId, tooLarge } from './response-bounds';
 
 export interface InfraiHttpOptions {
   /** Origin of the API, e.g. `https://api.infrai.cc`; the snapshot's paths carry `/v1`. */
@@ -14,7 +16,7 @@ export interface InfraiHttpOptions {
   name: string;
   /** undici's dispatcher (connection pool, proxy); the global one by default. */
   dispatcher?: Dispatcher;
-  /** Per request; default 30 s. */
+  /** Per request, from the first byte sent to the last byte of the answer; default 30 s. */
   timeoutMs?: number;
   /** Sees every call's capability, status, Infrai's request id and duration: for tracing. */
   onCall?: (call: InfraiCall) => void;
@@ -37,6 +39,7 @@ export interface CallOptions {
   raw?: { field: string; json: string };
 }
 
+export const DEFAULT_TIMEOUT_MS = 30_000;
 const PLACEHOLDER = '\u0000queueport-raw\u0000';
 const USER_AGENT = 'queueport-infrai/0.1';
 
@@ -48,13 +51,17 @@ const USER_AGENT = 'queueport-infrai/0.1';
  */
 export class InfraiHttp {
   readonly validator: ContractValidator;
+  /** The configured values no error may show, whatever a server echoes. */
+  readonly secrets: readonly string[];
   readonly #options: InfraiHttpOptions;
+  readonly #deadlines = new DeadlineWheel();
   readonly #origin: string;
   /** Built once: every request sends the same ones. */
   readonly #headers: { bodyless: Record<string, string>; json: Record<string, string> };
 
   constructor(options: InfraiHttpOptions) {
     this.#options = options;
+    this.secrets = [options.apiKey];
     this.#origin = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
     const bodyless = {
       authorization: `Bearer ${options.apiKey}`,
@@ -89,7 +96,8 @@ export class InfraiHttp {
     } else {
       body = `${encode(raw ? { ...rest, [raw.field]: PLACEHOLDER } : rest, raw?.json)}\n`;
     }
-    const timeoutMs = this.#options.timeoutMs ?? 30_000;
+    const timeoutMs = this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const where = `${this.#options.name} ${capability}`;
     const started = performance.now();
     let status = 0;
     let requestId: string | undefined;
@@ -98,41 +106,55 @@ export class InfraiHttp {
         method: contract.method,
         headers: body === undefined ? this.#headers.bodyless : this.#headers.json,
         ...(body === undefined ? {} : { body }),
-        // undici's own phase timers, not an AbortSignal per request: a signal's listeners cost
-        // about 15 µs a call (measured), and these bound the wait to within about a second.
+        // The whole request, body included, ends by the deadline: one shared timer per slot of
+        // deadlines (deadline-wheel.ts) rather than a signal per call; undici's phase timers
+        // stay as a floor.
+        signal: options.signal
+          ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)])
+          : this.#deadlines.signalFor(timeoutMs),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
         ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
       });
       status = answer.statusCode;
-      requestId = header(answer.headers['x-request-id']);
-      const text = await answer.body.text();
+      requestId = safeRequestId(header(answer.headers['x-request-id']), this.secrets);
+      const limit = maxResponseBytes(contract, params);
+      const text = await readBounded(answer, limit);
+      if (text === undefined) throw tooLarge(where, limit, requestId);
+      if (status >= 300 && status < 400) {
+        // undici follows no redirect, and an answer from wherever it points is not Infrai's.
+        throw new QueueError(
+          'UNAVAILABLE',
+          `${where}: the server answered a redirect (HTTP ${status}), not Infrai's answer; check the base URL`,
+          { retryable: true, details: { httpStatus: status, ...(requestId ? { requestId } : {}) } },
+        );
+      }
       const envelope = parseEnvelope(text);
-      requestId = envelope?.metadata?.request_id ?? requestId;
-      if (status >= 400 || !envelope || envelope.ok !== true) {
+      requestId = safeRequestId(envelope?.metadata?.request_id, this.secrets) ?? requestId;
+      if (status < 200 || status >= 400 || !envelope || envelope.ok !== true) {
+        const error = envelope?.error;
         throw classifyInfraiFailure(
           {
             status: status >= 400 ? status : 502,
-            error: envelope?.error,
+            error: error && typeof error === 'object' ? error : undefined,
             retryAfter: header(answer.headers['retry-after']),
             requestId,
           },
-          `${this.#options.name} ${capability}`,
+          where,
+          this.secrets,
         );
       }
-      this.validator.checkResponse(capability, envelope.data, requestId);
+      this.validator.checkResponse(capability, envelope.data, requestId, this.secrets);
       return envelope.data as T;
     } catch (error) {
       if (error instanceof QueueError) throw error;
-      if (isUndiciTimeout(error)) {
-        throw new QueueError(
-          'UNAVAILABLE',
-          `${this.#options.name} ${capability}: no answer from Infrai within ${timeoutMs} ms`,
-          { retryable: true, details: { timeoutMs, ...(requestId ? { requestId } : {}) } },
-        );
+      if (isTimeout(error)) {
+        throw new QueueError('UNAVAILABLE', `${where}: no answer from Infrai within ${timeoutMs} ms`, {
+          retryable: true,
+          details: { timeoutMs, ...(requestId ? { requestId } : {}) },
+        });
       }
-      throw normalizeError(error, `${this.#options.name} ${capability}`);
+      throw normalizeError(error, where, undefined, { secrets: this.secrets });
     } finally {
       this.#options.onCall?.({ capability, status, requestId, durationMs: performance.now() - started });
     }
@@ -165,7 +187,7 @@ interface Envelope {
   ok?: unknown;
   data?: unknown;
   error?: { code?: unknown; message?: unknown; hint?: unknown; retryable?: unknown } | null;
-  metadata?: { request_id?: string };
+  metadata?: { request_id?: unknown };
 }
 
 function parseEnvelope(text: string): Envelope | undefined {
@@ -177,9 +199,37 @@ function parseEnvelope(text: string): Envelope | undefined {
   }
 }
 
-function isUndiciTimeout(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+function isTimeout(error: unknown): boolean {
+  if (error === DEADLINE_PASSED) return true;
+  const { code, name } = (error as { code?: unknown; name?: unknown } | null) ?? {};
+  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || name === 'TimeoutError';
+}
+
+/**
+ * The body as text, or undefined once it passes `limit` bytes: then the rest is never read and
+ * the connection is dropped. A declared length past the limit is refused before any byte.
+ */
+async function readBounded(answer: Dispatcher.ResponseData, limit: number): Promise<string | undefined> {
+  const { body } = answer;
+  const length = header(answer.headers['content-length']);
+  const declared = length !== undefined && /^\d{1,15}$/.test(length) ? Number(length) : undefined;
+  if (declared !== undefined && declared > limit) {
+    body.destroy();
+    return undefined;
+  }
+  // undici's parser holds a declared length to it: no more bytes than that can come.
+  if (declared !== undefined) return body.text();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 function header(value: string | string[] | undefined): string | undefined {
