@@ -6,11 +6,12 @@ import {
   type OpenContext,
   QueueError,
 } from '@queueport/core/driver';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { bullmqAdmin } from './bullmq-admin';
 import { BullmqDriver } from './bullmq-driver';
 import { type ParsedBullmqUrl, parseBullmqUrl, queueUrl } from './bullmq-url';
 import { classifyBullmqError } from './classify-error';
+import { openRedis } from './redis-connection';
 
 export interface BullmqAdapterOptions {
   /**
@@ -25,10 +26,13 @@ export interface BullmqAdapterOptions {
  * registry like any provider. `createBullmqAdapter({ connection })` uses your own connection.
  */
 export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): AdapterDefinition {
-  const connect = (parsed: ParsedBullmqUrl) =>
-    adapterOptions.connection
-      ? { connection: adapterOptions.connection, owns: false }
-      : { connection: new Redis({ ...parsed.redis, lazyConnect: false }), owns: true };
+  const connect = (parsed: ParsedBullmqUrl): { connection: Redis; owns: boolean; ready(): Promise<void> } => {
+    if (adapterOptions.connection) {
+      return { connection: adapterOptions.connection, owns: false, ready: () => Promise.resolve() };
+    }
+    const { connection, ready } = openRedis(parsed.redis, parsed.timeoutMs);
+    return { connection, owns: true, ready };
+  };
   const parse = (url: URL, context: OpenContext) => parseBullmqUrl(url, context.env ?? process.env);
   return defineAdapter({
     scheme: 'bullmq',
@@ -45,10 +49,12 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
           },
         );
       }
-      const { connection, owns } = connect(parsed);
+      const { connection, owns, ready } = connect(parsed);
       connection.on('error', () => {});
+      const secrets = parsed.redis.password ? [parsed.redis.password] : [];
       let driver: BullmqDriver | undefined;
       try {
+        await ready();
         driver = new BullmqDriver({
           ...parsed.options,
           connection,
@@ -62,12 +68,12 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
         if (driver) await driver.close();
         else if (owns) connection.disconnect();
         // ioredis's own errors carry the command's arguments, AUTH's password among them.
-        throw normalizeError(error, `bullmq:${parsed.queueName}`, classifyBullmqError);
+        throw normalizeError(error, `bullmq:${parsed.queueName}`, classifyBullmqError, { secrets });
       }
     },
     admin(url, context) {
       const provider = parse(url, context);
-      const { connection, owns } = connect(provider);
+      const { connection, owns, ready } = connect(provider);
       connection.on('error', () => {});
       const prefix = provider.options.prefix ?? 'bull';
       return guardedAdmin(
@@ -75,6 +81,7 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
           connection,
           {
             prefix,
+            ready,
             urlOf: (queueName) => queueUrl(url, queueName),
             locate(queue) {
               const parsed = parse(new URL(queue), context);

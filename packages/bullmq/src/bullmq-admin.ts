@@ -14,6 +14,8 @@ export interface BullmqAdminTarget {
   /** The URL that opens `queueName` on this Redis. */
   urlOf(queueName: string): string;
   prefix: string;
+  /** Resolves once the connection is usable, or rejects naming why not (refused, TLS, timeout). */
+  ready(): Promise<void>;
 }
 
 /**
@@ -39,6 +41,7 @@ export function bullmqAdmin(
     return { queue, prefix };
   };
   const existing = async (url: string) => {
+    await target.ready();
     const found = queueOf(url);
     if ((await connection.exists(existenceKey(found.prefix, found.queue.name))) !== 1) {
       throw new QueueError('NOT_FOUND', `no BullMQ queue ${found.queue.name} was created here`);
@@ -64,6 +67,7 @@ export function bullmqAdmin(
           },
         );
       }
+      await target.ready();
       const url = target.urlOf(request.name);
       const { queue, prefix } = queueOf(url);
       await connection.ping();

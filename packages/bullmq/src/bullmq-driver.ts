@@ -60,6 +60,8 @@ export class BullmqDriver implements Driver {
   readonly #queue: Queue;
   /** `<prefix>:<queue>`, which every key of the queue starts with. */
   readonly #queueKey: string;
+  /** The connection's password, masked in every error this driver writes. */
+  readonly #secrets: string[];
   /** One lane (a manual-processing Worker and its fetched-ahead jobs) per lease length. */
   readonly #lanes = new Map<number, LeaseLane>();
   /** The jobs this driver holds a lock on, by receipt. */
@@ -102,6 +104,8 @@ export class BullmqDriver implements Driver {
     });
     this.#queue.on('error', () => {});
     this.#queueKey = `${this.#options.prefix}:${options.queueName}`;
+    const password = this.#connection.options?.password;
+    this.#secrets = typeof password === 'string' && password !== '' ? [password] : [];
     this.#markers = new MarkerWait(this.#connection, this.#queue.keys.marker!);
   }
 
@@ -345,7 +349,7 @@ export class BullmqDriver implements Driver {
           if (releases) this.#held.delete(receipt);
           return { ok: true };
         } catch (raw) {
-          const error = normalizeError(raw, this.name, classifyBullmqError);
+          const error = normalizeError(raw, this.name, classifyBullmqError, { secrets: this.#secrets });
           if (!error.retryable) this.#held.delete(receipt);
           return { ok: false, error };
         }

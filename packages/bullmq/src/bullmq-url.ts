@@ -1,6 +1,7 @@
 import { QueueError } from '@queueport/core/driver';
 import type { RedisOptions } from 'ioredis';
 import type { BullmqDriverOptions } from './bullmq-options';
+import { DEFAULT_TIMEOUT_MS } from './redis-connection';
 
 type UrlDriverOptions = Omit<BullmqDriverOptions, 'connection' | 'queueName' | 'name'>;
 
@@ -9,7 +10,13 @@ export interface ParsedBullmqUrl {
   queueName: string;
   redis: RedisOptions;
   options: UrlDriverOptions;
+  /** How long the connect, and each Redis command, may take (`timeoutMs=`, default 10 s). */
+  timeoutMs: number;
 }
+
+/** Below this a healthy Redis on another host can miss it; above it a hang goes unnoticed too long. */
+const MIN_TIMEOUT_MS = 100;
+const MAX_TIMEOUT_MS = 600_000;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -21,8 +28,11 @@ const NUMBER_OPTIONS = [
   'maxBodyBytes',
 ] as const;
 
+/** Every option a bullmq:// URL takes, for the refusal of one it does not. */
+const OPTIONS = ['db', 'prefix', 'tls', 'username', 'passwordEnv', 'timeoutMs', ...NUMBER_OPTIONS] as const;
+
 /**
- * `bullmq://host:port/orders?db=0&prefix=bull&tls=true&passwordEnv=REDIS_PASSWORD`: where Redis
+ * `bullmq://host:port/orders?db=0&prefix=bull&tls=true&passwordEnv=REDIS_PASSWORD&timeoutMs=10000`: where Redis
  * is, the queue's name as the path, and the driver's options as the query. The password is read
  * from the environment variable that `passwordEnv` names, never from the URL, so a URL can be
  * logged. Unknown options are refused by name, so a typo never silently means the default.
@@ -54,6 +64,7 @@ export function parseBullmqUrl(url: URL, env: Readonly<Record<string, string | u
     maxRetriesPerRequest: null,
   };
   const options: UrlDriverOptions = {};
+  let timeoutMs = DEFAULT_TIMEOUT_MS;
   for (const [key, value] of url.searchParams) {
     switch (key) {
       case 'db':
@@ -63,8 +74,14 @@ export function parseBullmqUrl(url: URL, env: Readonly<Record<string, string | u
         options.prefix = value;
         break;
       case 'tls':
-        if (value !== 'true' && value !== 'false') throw bad(key, value, 'true or false');
+        if (value !== 'true' && value !== 'false') throw bad(key, 'true or false');
         if (value === 'true') redis.tls = { servername: redis.host! };
+        break;
+      case 'timeoutMs':
+        timeoutMs = integer(key, value);
+        if (timeoutMs < MIN_TIMEOUT_MS || timeoutMs > MAX_TIMEOUT_MS) {
+          throw bad(key, `a whole number of milliseconds from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}`);
+        }
         break;
       case 'username':
         redis.username = value;
@@ -88,12 +105,10 @@ export function parseBullmqUrl(url: URL, env: Readonly<Record<string, string | u
           options[key as (typeof NUMBER_OPTIONS)[number]] = integer(key, value);
           break;
         }
-        throw new QueueError('INVALID_ARGUMENT', `bullmq:// URLs take no option "${key}"`, {
-          details: { field: key },
-        });
+        throw unknownOption(key);
     }
   }
-  return { queueName, redis, options };
+  return { queueName, redis, options, timeoutMs };
 }
 
 /** The URL of a queue on the same Redis, with the same options. */
@@ -115,16 +130,55 @@ function decodeSegment(segment: string): string {
 
 function integer(key: string, value: string): number {
   const n = Number(value);
-  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) throw bad(key, value, 'a whole number');
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) throw bad(key, 'a whole number');
   return n;
 }
 
-function bad(key: string, value: string, expected: string): QueueError {
+/** The value is never echoed: it may be a secret pasted into the wrong option. */
+function bad(key: string, expected: string): QueueError {
+  return new QueueError('INVALID_ARGUMENT', `bullmq:// option ${key} is invalid: expected ${expected}`, {
+    details: { field: key },
+  });
+}
+
+/**
+ * An option this URL does not take. Its name is echoed only as a near miss of a real one
+ * (`prefx`, `DB`): a name of any other shape may be a secret pasted where a name goes.
+ */
+function unknownOption(key: string): QueueError {
+  const near =
+    key.length <= 32
+      ? OPTIONS.find((option) => editDistance(key.toLowerCase(), option.toLowerCase()) <= 2)
+      : undefined;
+  if (near) {
+    return new QueueError(
+      'INVALID_ARGUMENT',
+      `bullmq:// URLs take no option "${key}"; did you mean ${near}?`,
+      {
+        details: { field: key, suggestion: near },
+      },
+    );
+  }
   return new QueueError(
     'INVALID_ARGUMENT',
-    `bullmq:// option ${key}=${value} is invalid: expected ${expected}`,
-    {
-      details: { field: key },
-    },
+    `bullmq:// URLs take no such option (its name is not shown: it may be a secret); they take ${OPTIONS.join(', ')}`,
+    { details: { field: '(not shown)' } },
   );
+}
+
+/** Levenshtein distance, for names of at most a few dozen characters. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }

@@ -25,6 +25,15 @@ export function classifyBullmqError(error: unknown): QueueError | undefined {
   if (typeof code === 'number' && LOCK_CODES.has(code)) {
     return new QueueError('LEASE_LOST', `bullmq: the lock on this job is gone (${error.message})`);
   }
+  if (error.message === 'Command timed out') {
+    return new QueueError(
+      'UNAVAILABLE',
+      'bullmq: Redis did not answer within the command timeout (timeoutMs)',
+      {
+        retryable: true,
+      },
+    );
+  }
   if (
     error.name === 'MaxRetriesPerRequestError' ||
     CONNECTION_MESSAGES.some((m) => error.message.includes(m))

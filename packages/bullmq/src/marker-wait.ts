@@ -61,7 +61,12 @@ export class MarkerWait {
 
   #client(): Redis {
     if (!this.#blocking) {
-      this.#blocking = this.#connection.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true });
+      this.#blocking = this.#connection.duplicate({
+        maxRetriesPerRequest: null,
+        enableOfflineQueue: true,
+        // A long poll outlasts any command timeout; the watchdog above bounds it instead.
+        commandTimeout: undefined,
+      });
       // Its failures surface as a wait that ends early; the next receive tells the real story.
       this.#blocking.on('error', () => {});
     }

@@ -93,17 +93,41 @@ describe('parseBullmqUrl: driver options', () => {
   });
 
   it.each([
-    ['colour', 'colour=blue'],
     // Option names are case-sensitive: a near miss must not silently mean the default.
-    ['DB', 'DB=2'],
-    ['dedupeWindow', 'dedupeWindow=60'],
-    ['queueName', 'queueName=other'],
-    ['password', 'password=hunter2'],
-    ['lockDuration', 'lockDuration=30000'],
-  ])('refuses the unknown option %s by name', (field, query) => {
+    ['DB', 'DB=2', 'db'],
+    ['prefx', 'prefx=app', 'prefix'],
+    ['dedupeWindowSecond', 'dedupeWindowSecond=60', 'dedupeWindowSeconds'],
+  ])('refuses the unknown option %s by name, as a near miss of a real one', (field, query, suggestion) => {
     const error = refusal(`bullmq://h/q?db=0&${query}`);
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field } });
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field, suggestion } });
     expect(error.message).toContain(`"${field}"`);
+    expect(error.message).toContain(suggestion);
+  });
+
+  it.each([
+    ['colour', 'colour=blue'],
+    ['queueName', 'queueName=other'],
+    ['lockDuration', 'lockDuration=30000'],
+  ])('refuses the unknown option %s, listing those it takes', (_, query) => {
+    const error = refusal(`bullmq://h/q?db=0&${query}`);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: '(not shown)' } });
+    expect(error.message).toContain('prefix');
+  });
+
+  // A token pasted where a name or a number goes must not reach a log through the refusal.
+  it.each([
+    ['as an option name', (token: string) => `bullmq://h/q?${token}=1`],
+    ['as db', (token: string) => `bullmq://h/q?db=${token}`],
+    ['as tls', (token: string) => `bullmq://h/q?tls=${token}`],
+    ['as a number option', (token: string) => `bullmq://h/q?stalledIntervalMs=${token}`],
+    ['as timeoutMs', (token: string) => `bullmq://h/q?timeoutMs=${token}`],
+  ])('never echoes a token typed %s', (_, make) => {
+    for (const token of ['ghp_4f9Kq2Lz8XwYb7Tn', 'sk-live-51Hx0aQ', 'correcthorse', 'hunter2hunter2']) {
+      const error = refusal(make(token));
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.message).not.toContain(token);
+      expect(JSON.stringify(error.details ?? {})).not.toContain(token);
+    }
   });
 });
 

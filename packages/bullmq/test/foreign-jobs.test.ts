@@ -100,4 +100,26 @@ describe('a foreign job among good ones (consumed at concurrency 10)', () => {
     expect(await redis.hget(key(badId), 'failedReason')).toBe('bullmq: its opts are not JSON');
     expect(await redis.zscore(key('failed'), badId)).not.toBeNull();
   });
+
+  it.each([
+    ['opts that are not JSON', { fields: { opts: 'nope{' } }],
+    ['a job key that is a list', { type: 'list' as const }],
+    ['a start count of "abc"', { fields: { ats: 'abc' } }],
+  ])('acks a job whose completion fetched one with %s ahead, and dead-letters that one', async (_, bad) => {
+    const { queue, base, key } = await openQueue();
+    const invalid: string[] = [];
+    queue.on('invalid-message', ({ messageId }) => invalid.push(messageId));
+    await queue.publish(event('first'));
+    const badId = await writeForeignJob(redis, base, bad);
+    await queue.publish(event('last'));
+    const [first] = await queue.receive({ maxMessages: 1 });
+    expect(first!.envelope.event_id).toBe('first');
+    // Completing it fetches the next job in the same script: the foreign one.
+    await first!.ack();
+    const rest = await queue.receive({ maxMessages: 10, waitSeconds: 1 });
+    expect(rest.map((d) => d.envelope.event_id)).toEqual(['last']);
+    expect(invalid).toEqual([badId]);
+    expect(await redis.zscore(key('failed'), badId)).not.toBeNull();
+    expect(await redis.zscore(key('completed'), first!.messageId)).not.toBeNull();
+  });
 });
