@@ -17,6 +17,18 @@ export interface QueueEvents {
    * so it is repeated, never lost. A problem: logged (once) when nothing listens.
    */
   'bridge-error': { eventId: string; messageId: string; error: QueueError };
+  /**
+   * The driver answered what it should not have: more messages than a receive asked for (the
+   * surplus is given back at once with a release of delay 0) or one receipt twice in an answer
+   * (the repeat is dropped). The application got no more than it asked for; the driver has a
+   * bug worth reporting. A problem: logged (once) when nothing listens.
+   */
+  'driver-fault': {
+    operation: 'receive';
+    fault: 'too-many-messages' | 'duplicate-receipts';
+    count: number;
+    error: QueueError;
+  };
   /** `close()` began: receives are refused from now on, and consumers drain. */
   closing: { timeoutMs: number | undefined };
   /** Every consumer has stopped and the driver is closed. */
@@ -29,6 +41,7 @@ export const QUEUE_EVENT_NAMES = eventNames<QueueEvents>({
   retry: true,
   'invalid-message': true,
   'bridge-error': true,
+  'driver-fault': true,
   closing: true,
   closed: true,
   error: true,

@@ -34,6 +34,7 @@ import {
 import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '../retry';
 import { callBoundMs, DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './call-deadline';
 import type { Delivery } from './delivery';
+import { boundAnswer, type CheckedMessage, checkDriverMessage } from './driver-answer';
 import {
   checkAttributes,
   checkDelay,
@@ -160,7 +161,7 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     this.#events = new TypedEmitter<QueueEvents>({
       source: `queue over ${driver.name}`,
       names: QUEUE_EVENT_NAMES,
-      problems: ['invalid-message', 'bridge-error'],
+      problems: ['invalid-message', 'bridge-error', 'driver-fault'],
       logger: this.logger,
     });
     listenWithHooks(this.#events, options.hooks);
@@ -248,14 +249,15 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     for (let pass = 0; pass < MAX_EMPTY_PASSES; pass++) {
       const startedAt = this.clock.now();
       const wait = Math.max(0, Math.min(waitSeconds, (deadline - startedAt) / 1000));
-      const messages = await this.#call('receive', options.signal, () =>
+      const answer = await this.#call('receive', options.signal, () =>
         this.#bounded(
           'receive',
           (signal) => this.driver.receive({ maxMessages, leaseSeconds, waitSeconds: wait, signal }),
           { waitMs: wait * 1000, signal: options.signal },
         ),
       );
-      if (messages.length === 0) return [];
+      const messages = await this.#checkAnswer(answer, maxMessages);
+      if (messages === undefined) return [];
       const deliveries = await this.#arrive(messages, startedAt + leaseSeconds * 1000);
       // A pass that held only hops or bad bodies says nothing about what is behind them.
       // Every delivery's payload passed its schema (#arrive), which is what makes the cast true.
@@ -578,6 +580,53 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     );
   }
 
+  /**
+   * What a receive answered, as messages fit to decode: at most `maxMessages` (the surplus given
+   * back at once, a repeated receipt dropped, either reported as a `driver-fault`), each field
+   * checked; a malformed message goes the invalid-message way. Undefined for an empty answer.
+   */
+  async #checkAnswer(answer: unknown, maxMessages: number): Promise<DriverMessage[] | undefined> {
+    const { kept, surplus, faults } = boundAnswer(answer, maxMessages, this.driver.name);
+    for (const { fault, count } of faults) {
+      const what =
+        fault === 'too-many-messages'
+          ? `answered ${count} more message(s) than the ${maxMessages} asked for; they were given back`
+          : `answered ${count} repeated receipt(s) in one receive; the repeats were dropped`;
+      this.#events.emit('driver-fault', {
+        operation: 'receive',
+        fault,
+        count,
+        error: new QueueError('INTERNAL', `${this.driver.name} ${what}`, {
+          details: { driverFault: fault, count, maxMessages },
+        }),
+      });
+    }
+    if (surplus.length > 0) await this.#giveBack(surplus);
+    if (kept.length === 0) return undefined;
+    const messages: DriverMessage[] = [];
+    for (const entry of kept) {
+      const checked = checkDriverMessage(entry, this.capabilities, this.driver.name);
+      if (checked.ok) messages.push(checked.message);
+      else await this.#refuseInvalid(checked, checked.error);
+    }
+    return messages;
+  }
+
+  /** Messages a receive should not have brought, visible again at once; a failure leaves them to their lease. */
+  async #giveBack(receipts: readonly string[]): Promise<void> {
+    const size = this.capabilities.batch.settle;
+    for (let start = 0; start < receipts.length; start += size) {
+      await sendWithEntryRetry(
+        receipts.slice(start, start + size),
+        (chunk) =>
+          this.#bounded('release', () =>
+            this.driver.release(chunk.map((receipt) => ({ receipt, delaySeconds: 0 }))),
+          ),
+        this.#entryRetry('release'),
+      );
+    }
+  }
+
   /** Decodes what a receive returned; hops not yet due go on through the bridge, bad bodies aside. */
   async #arrive(messages: readonly DriverMessage[], leaseExpiresAt: number): Promise<ReceivedDelivery[]> {
     const deliveries: ReceivedDelivery[] = [];
@@ -629,17 +678,23 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     return deliveries;
   }
 
-  async #refuseInvalid(message: DriverMessage, error: QueueError): Promise<void> {
+  /** A message that never reaches a handler: reported, then dead-lettered where the driver can and the receipt is usable. */
+  async #refuseInvalid(
+    message: Pick<CheckedMessage & { ok: false }, 'messageId' | 'receiveCount' | 'receipt'>,
+    error: QueueError,
+  ): Promise<void> {
     const move = this.driver.deadLetter;
+    const receipt = message.receipt;
+    const canMove = Boolean(this.capabilities.deadLetter.move && move && receipt !== undefined);
     this.#events.emit('invalid-message', {
       messageId: message.messageId,
       receiveCount: message.receiveCount,
       error,
-      deadLetter: Boolean(this.capabilities.deadLetter.move && move),
+      deadLetter: canMove,
     });
-    if (!this.capabilities.deadLetter.move || !move) return;
+    if (!canMove || !move || receipt === undefined) return;
     const [outcome] = await sendWithEntryRetry(
-      [{ receipt: message.receipt, reason: error.message }],
+      [{ receipt, reason: error.message }],
       (entries) => this.#bounded('deadLetter', () => move.call(this.driver, entries)),
       this.#entryRetry('deadLetter'),
     );
