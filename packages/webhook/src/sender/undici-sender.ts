@@ -8,13 +8,13 @@ import {
   type IdempotencyKeyStyle,
 } from '../idempotency-key';
 import type { DeliveryOutcome, Destination, WebhookRequest, WebhookSender } from '../sender-types';
-import { secretFragments } from '../signing/signing-secret';
 import { WebhookSigner } from '../signing/webhook-signer';
 import { findDestinationRefusal } from '../ssrf/destination-refused-error';
 import { createGuardedLookup, type Resolver } from '../ssrf/guarded-lookup';
 import { createUrlPolicy, type UrlPolicyOptions } from '../ssrf/url-policy';
 import { USER_AGENT } from '../version';
 import { type Classification, classifyError, classifyResponse } from './classify-response';
+import { destinationSecrets } from './destination-secrets';
 import { compileOptionValidator, withoutUndefined } from './option-validator';
 import { readCappedBody } from './read-capped-body';
 import { SendTrackingAgent } from './send-tracking-agent';
@@ -205,10 +205,7 @@ class UndiciWebhookSender implements WebhookSender {
     } catch (error) {
       return refusedBeforeSending(error, []);
     }
-    const knownSecrets = [
-      ...secretFragments(destination.secrets ?? []),
-      ...Object.values(destination.headers ?? {}),
-    ];
+    const knownSecrets = destinationSecrets(destination);
     try {
       const headers = this.#headers(checked, destination);
       return { url: verdict.url, headers, body: checked.body, knownSecrets };
