@@ -221,6 +221,20 @@ function checkDrillJob(
   if (!facts.configPath || facts.configPath.startsWith('-'))
     problems.push('the drill names no --config file');
 
+  // A stuck drill is cancelled (SIGINT: scratch queues deleted, the partial report written)
+  // while the job still has time to upload that report.
+  const stepMinutes = minutes(step['timeout-minutes']);
+  const jobMinutes = minutes(jobValue['timeout-minutes']);
+  if (stepMinutes === undefined) {
+    problems.push(
+      'the drill step has no timeout-minutes: a stuck drill would use up the job and lose its report',
+    );
+  } else if (jobMinutes !== undefined && stepMinutes >= jobMinutes) {
+    problems.push(
+      `the drill step's timeout-minutes (${stepMinutes}) must be below the job's (${jobMinutes}), or the report upload gets no time`,
+    );
+  }
+
   // A failed drill fails the job.
   if (isTrue(step['continue-on-error']) || isTrue(jobValue['continue-on-error'])) {
     problems.push('continue-on-error on the drill: a failed drill would pass the job');
@@ -250,6 +264,11 @@ function checkDrillJob(
   const env = isMapping(step.env) ? step.env : {};
   for (const [name, value] of Object.entries(env)) facts.drillEnv[name] = str(value) ?? '';
 }
+
+const minutes = (value: YamlValue | undefined): number | undefined => {
+  const text = str(value);
+  return text !== undefined && /^[0-9]+$/.test(text) ? Number(text) : undefined;
+};
 
 const isTrue = (value: YamlValue | undefined) => value === 'true' || value === 'True' || value === 'TRUE';
 

@@ -215,6 +215,16 @@ describe('the quarterly drill workflow and its configuration', () => {
       ],
       ['an exit code swallowed', workflowWith('| tee drill-report.json', '|| true'), 'swallowed'],
       ['a pipe without pipefail', workflowWith('        shell: bash\n', ''), 'pipefail'],
+      [
+        'no step timeout',
+        workflowWith('        timeout-minutes: 20\n', ''),
+        'the drill step has no timeout-minutes',
+      ],
+      [
+        'a step timeout as long as the job',
+        workflowWith('        timeout-minutes: 20\n', '        timeout-minutes: 30\n'),
+        "timeout-minutes (30) must be below the job's (30)",
+      ],
       ['Node 18', workflowWith('node-version: 20', 'node-version: 18'), 'Node 20'],
       ['no install', workflowWith('        run: npm ci\n', '        run: echo skipped\n'), 'no install step'],
       ['no manual trigger', workflowWith('  workflow_dispatch:\n', ''), 'workflow_dispatch'],
