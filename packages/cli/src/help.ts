@@ -26,6 +26,10 @@ Options (before or after the command):
 Secrets come from environment variables the configuration names, never from the file, and no
 output shows them.
 
-Exit status: 0 every check passed, 1 a check failed, 2 a usage or configuration error.
+SIGINT (Ctrl-C) or SIGTERM stops a command cleanly: scratch queues deleted, the report of what
+ran written; a second signal exits at once.
+
+Exit status: 0 every check passed, 1 a check failed, 2 a usage or configuration error, 130
+stopped by SIGINT, 143 stopped by SIGTERM.
 `;
 }
