@@ -87,8 +87,26 @@ export interface SqsFailure {
   name?: string;
 }
 
+/** How much of a provider's own words an error repeats: enough to read, too little to carry a dump. */
+const MAX_PROVIDER_TEXT = 200;
+/** What an SQS error code looks like; anything else from a server is not repeated. */
+const CODE_SHAPE = /^[A-Za-z][A-Za-z0-9._:#-]{0,127}$/;
+/** Socket-level failures, however deep in the SDK's wrappers: Node's, undici's, OpenSSL's. */
+const SOCKET_CODE = /^(?:E[A-Z0-9_]{2,}|ERR_[A-Z0-9_]+|UND_ERR_[A-Z0-9_]+)$/;
+
+/** A server's text as an error may carry it: configured secrets and key-like values masked, cut short. */
+function providerText(text: string, secrets: readonly string[]): string {
+  const masked = redactSecrets(text, secrets);
+  return masked.length > MAX_PROVIDER_TEXT ? `${masked.slice(0, MAX_PROVIDER_TEXT)}…` : masked;
+}
+
 /** Maps one SQS failure (a whole call's or a batch entry's) onto the port's codes. */
-export function classifySqsFailure(failure: SqsFailure, where: string): QueueError {
+export function classifySqsFailure(
+  failure: SqsFailure,
+  where: string,
+  secrets: readonly string[] = [],
+): QueueError {
+  const sqsCode = CODE_SHAPE.test(failure.code) ? redactSecrets(failure.code, secrets) : 'Unknown';
   // The SDK's Code comes from the query-compatible header, often as `AWS.SimpleQueueService.<Name>`.
   const known =
     CODES[failure.code] ??
@@ -103,18 +121,34 @@ export function classifySqsFailure(failure: SqsFailure, where: string): QueueErr
         : failure.httpStatus === 401 || failure.httpStatus === 403
           ? 'UNAUTHORIZED'
           : 'INTERNAL');
-  const said = FIXED_MESSAGES[code] ?? redactSecrets(failure.message || failure.code);
-  return new QueueError(code, `${where}: ${said} (${failure.code})`, {
+  const said = FIXED_MESSAGES[code] ?? providerText(failure.message || sqsCode, secrets);
+  return new QueueError(code, `${where}: ${said} (${sqsCode})`, {
     ...(WAIT_A_MINUTE.has(failure.code) ? { retryAfterSeconds: 60 } : {}),
-    details: { sqsCode: failure.code, ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}) },
+    details: { sqsCode, ...(failure.httpStatus ? { httpStatus: failure.httpStatus } : {}) },
   });
 }
 
+/** The first socket error code in an error and its causes (the SDK wraps, Node aggregates). */
+export function socketErrorCode(error: unknown): string | undefined {
+  const seen: unknown[] = [error];
+  for (let i = 0; i < seen.length && i < 16; i++) {
+    const current = seen[i];
+    if (!current || typeof current !== 'object') continue;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && SOCKET_CODE.test(code)) return code;
+    seen.push((current as { cause?: unknown }).cause);
+    const errors = (current as { errors?: unknown }).errors;
+    if (Array.isArray(errors)) seen.push(...errors.slice(0, 4));
+  }
+  return undefined;
+}
+
 /**
- * For `normalizeError`: the SDK's service exceptions (a `name` and `$metadata`) and its
- * credential errors. Socket failures fall through to core, which reads their codes.
+ * For `normalizeError`: the SDK's service exceptions (a `name` and `$metadata`), its credential
+ * errors and socket failures. `secrets` are the values the client was configured with, masked
+ * wherever a server's words are repeated.
  */
-export function sqsErrorClassifier(where: string) {
+export function sqsErrorClassifier(where: string, secrets: readonly string[] = []) {
   return (error: unknown): QueueError | undefined => {
     if (!(error instanceof Error)) return undefined;
     const sdk = error as Error & {
@@ -125,25 +159,40 @@ export function sqsErrorClassifier(where: string) {
     if (error.name === 'CredentialsProviderError') {
       return new QueueError('UNAUTHORIZED', `${where}: no AWS credentials were found (${error.name})`);
     }
-    if (!sdk.$metadata && !sdk.$fault) return undefined;
     const httpStatus = sdk.$metadata?.httpStatusCode;
+    const socket = httpStatus === undefined ? socketErrorCode(error) : undefined;
+    if (socket) {
+      return new QueueError('UNAVAILABLE', `${where}: the SQS endpoint could not be reached (${socket})`, {
+        details: { networkCode: socket },
+      });
+    }
+    if (httpStatus === undefined && (error.name === 'TimeoutError' || error.name === 'RequestTimeout')) {
+      return new QueueError(
+        'UNAVAILABLE',
+        `${where}: the SQS endpoint did not answer in time (${error.name})`,
+      );
+    }
+    if (!sdk.$metadata && !sdk.$fault) return undefined;
     // A body the SDK could not parse (a proxy's HTML page, a server without this operation).
     if (error.name === 'SyntaxError' || !sdk.$fault) {
       return new QueueError(
         (httpStatus ?? 500) >= 500 ? 'UNAVAILABLE' : 'INTERNAL',
-        `${where}: the endpoint answered with something that is not SQS (HTTP ${httpStatus ?? 'unknown'})`,
+        httpStatus === undefined
+          ? `${where}: the endpoint's answer could not be read as SQS`
+          : `${where}: the endpoint answered with something that is not SQS (HTTP ${httpStatus})`,
         { details: { ...(httpStatus ? { httpStatus } : {}) } },
       );
     }
     return classifySqsFailure(
       {
-        code: sdk.Code ?? error.name,
+        code: typeof sdk.Code === 'string' ? sdk.Code : error.name,
         name: error.name,
         message: error.message,
         senderFault: sdk.$fault === 'client',
         ...(httpStatus ? { httpStatus } : {}),
       },
       where,
+      secrets,
     );
   };
 }

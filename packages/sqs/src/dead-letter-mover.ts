@@ -1,12 +1,15 @@
 import {
   GetQueueUrlCommand,
+  type GetQueueUrlCommandOutput,
   type Message,
   type MessageAttributeValue,
   SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { deriveProviderKey, normalizeError, QueueError, type SettleOutcome } from '@queueport/core/driver';
 import { entryId, entryResults } from './batch-results';
+import { SMALL_ANSWER_BYTES, type SqsCommand, sendBounded } from './call-bounds';
 import { sqsErrorClassifier } from './classify-error';
 import { DEDUPLICATION_ID_RULES } from './deduplication-id';
 import {
@@ -34,11 +37,16 @@ export interface Move {
 export class DeadLetterMover {
   #target: Promise<QueueFacts> | undefined;
 
+  readonly #where: string;
+
   constructor(
     private readonly client: SQSClient,
     private readonly deadLetterArn: string,
     private readonly name: string,
-  ) {}
+    private readonly bounds: { timeoutMs: number; secrets: readonly string[]; signal: AbortSignal },
+  ) {
+    this.#where = `${name} dead letters`;
+  }
 
   async send(moves: readonly Move[]): Promise<SettleOutcome[]> {
     const target = await this.#resolve();
@@ -54,32 +62,35 @@ export class DeadLetterMover {
       }
     });
     if (entries.length === 0) return outcomes;
-    const answer = await this.#call(() =>
-      this.client.send(
-        new SendMessageBatchCommand({
-          QueueUrl: target.queueUrl,
-          Entries: entries.map(({ message, reason }, i) => ({
-            Id: entryId(i),
-            MessageBody: message.Body ?? '',
-            MessageAttributes: this.#attributes(message, reason, target.maxMessageBytes),
-            ...(target.fifo
-              ? {
-                  MessageGroupId: message.Attributes?.MessageGroupId ?? 'default',
-                  MessageDeduplicationId: deriveProviderKey(
-                    `dead-letter:${message.MessageId ?? ''}`,
-                    DEDUPLICATION_ID_RULES,
-                  ),
-                }
-              : {}),
-          })),
-        }),
-      ),
+    const answer = await this.#call<SendMessageBatchCommandOutput>(
+      new SendMessageBatchCommand({
+        QueueUrl: target.queueUrl,
+        Entries: entries.map(({ message, reason }, i) => ({
+          Id: entryId(i),
+          MessageBody: message.Body ?? '',
+          MessageAttributes: this.#attributes(message, reason, target.maxMessageBytes),
+          ...(target.fifo
+            ? {
+                MessageGroupId: message.Attributes?.MessageGroupId ?? 'default',
+                MessageDeduplicationId: deriveProviderKey(
+                  `dead-letter:${message.MessageId ?? ''}`,
+                  DEDUPLICATION_ID_RULES,
+                ),
+              }
+            : {}),
+        })),
+      }),
     );
-    entryResults(entries.length, answer.Successful, answer.Failed, this.name, () => undefined).forEach(
-      (result, i) => {
-        outcomes[entries[i]!.index] = result.ok ? { ok: true } : result;
-      },
-    );
+    entryResults(
+      entries.length,
+      answer.Successful,
+      answer.Failed,
+      this.#where,
+      () => true,
+      this.bounds.secrets,
+    ).forEach((result, i) => {
+      outcomes[entries[i]!.index] = result.ok ? { ok: true } : result;
+    });
     return outcomes;
   }
 
@@ -112,31 +123,44 @@ export class DeadLetterMover {
       if (!arn) {
         throw new QueueError('INVALID_ARGUMENT', `${this.name}: the redrive policy names no SQS queue ARN`);
       }
-      const { QueueUrl } = await this.client.send(
+      const { QueueUrl } = await this.#call<GetQueueUrlCommandOutput>(
         new GetQueueUrlCommand({ QueueName: arn.name, QueueOwnerAWSAccountId: arn.account }),
       );
-      if (!QueueUrl) throw new QueueError('NOT_FOUND', `${this.name}: the dead-letter queue was not found`);
-      return readQueueFacts(this.client, QueueUrl);
+      if (typeof QueueUrl !== 'string' || !/^https?:\/\//.test(QueueUrl)) {
+        throw new QueueError('NOT_FOUND', `${this.name}: the dead-letter queue was not found`);
+      }
+      try {
+        return await readQueueFacts(this.client, QueueUrl, this.#bounds());
+      } catch (error) {
+        throw this.#normalize(error);
+      }
     })().catch((error: unknown) => {
       this.#target = undefined;
-      throw normalizeError(
-        error,
-        `${this.name} dead letters`,
-        sqsErrorClassifier(`${this.name} dead letters`),
-      );
+      throw error;
     });
     return this.#target;
   }
 
-  async #call<T>(run: () => Promise<T>): Promise<T> {
+  #bounds() {
+    return {
+      where: this.#where,
+      timeoutMs: this.bounds.timeoutMs,
+      maxAnswerBytes: SMALL_ANSWER_BYTES,
+      signal: this.bounds.signal,
+    };
+  }
+
+  #normalize(error: unknown): QueueError {
+    return normalizeError(error, this.#where, sqsErrorClassifier(this.#where, this.bounds.secrets), {
+      secrets: this.bounds.secrets,
+    });
+  }
+
+  async #call<T>(command: SqsCommand): Promise<T> {
     try {
-      return await run();
+      return await sendBounded<T>(this.client, command, this.#bounds());
     } catch (error) {
-      throw normalizeError(
-        error,
-        `${this.name} dead letters`,
-        sqsErrorClassifier(`${this.name} dead letters`),
-      );
+      throw this.#normalize(error);
     }
   }
 }

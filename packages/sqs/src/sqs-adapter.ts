@@ -28,8 +28,8 @@ export interface SqsAdapterOptions {
 export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): AdapterDefinition {
   const connect = (parsed: ParsedSqsUrl, context: OpenContext) =>
     adapterOptions.client
-      ? { client: adapterOptions.client, owns: false }
-      : { client: clientFor(parsed, context.env ?? process.env), owns: true };
+      ? { client: adapterOptions.client, owns: false, secrets: [] as string[] }
+      : { ...clientFor(parsed, context.env ?? process.env), owns: true };
   return defineAdapter({
     scheme: 'sqs',
     packageName: '@queueport/sqs',
@@ -41,10 +41,11 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
           details: { field: 'queueName' },
         });
       }
-      const { client, owns } = connect(parsed, context);
+      const { client, owns, secrets } = connect(parsed, context);
       try {
         return await SqsDriver.open({
           ...parsed.options,
+          secrets,
           client,
           queue: parsed.queueName,
           ...(parsed.accountId ? { accountId: parsed.accountId } : {}),
@@ -58,7 +59,7 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
     },
     admin(url, context) {
       const provider = parseSqsUrl(url);
-      const { client, owns } = connect(provider, context);
+      const { client, owns, secrets } = connect(provider, context);
       return guardedAdmin(
         sqsAdmin({
           client,
@@ -83,7 +84,7 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
           },
         }),
         'sqs admin',
-        sqsErrorClassifier('sqs admin'),
+        sqsErrorClassifier('sqs admin', secrets),
       );
     },
   });

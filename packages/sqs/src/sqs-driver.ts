@@ -1,12 +1,16 @@
 import {
   ChangeMessageVisibilityBatchCommand,
+  type ChangeMessageVisibilityBatchCommandOutput,
   DeleteMessageBatchCommand,
+  type DeleteMessageBatchCommandOutput,
   GetQueueUrlCommand,
-  type Message,
+  type GetQueueUrlCommandOutput,
   type MessageAttributeValue,
   type MessageSystemAttributeName,
   ReceiveMessageCommand,
+  type ReceiveMessageCommandOutput,
   SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -26,6 +30,7 @@ import {
   type SettleOutcome,
 } from '@queueport/core/driver';
 import { entryId, entryResults } from './batch-results';
+import { receiveAnswerBytes, SMALL_ANSWER_BYTES, type SqsCommand, sendBounded } from './call-bounds';
 import { sqsErrorClassifier } from './classify-error';
 import { DeadLetterMover } from './dead-letter-mover';
 import { DEDUPLICATION_ID_RULES } from './deduplication-id';
@@ -40,7 +45,20 @@ import {
 } from './message-attributes';
 import { fromSqsBody, toSqsBody } from './message-body';
 import { type QueueFacts, readQueueFacts } from './queue-facts';
-import { type ResolvedOptions, resolveOptions, type SqsDriverOptions, sqsCapabilities } from './sqs-options';
+import { type CheckedMessage, checkReceived } from './received-message';
+import {
+  type ResolvedOptions,
+  resolveOptions,
+  resolveSecrets,
+  resolveTimeout,
+  SQS_BATCH,
+  SQS_MAX_VISIBILITY_SECONDS,
+  type SqsDriverOptions,
+  sqsCapabilities,
+} from './sqs-options';
+
+/** What the driver takes as a message id from a publish's answer: printable ASCII, as SQS writes them. */
+const MESSAGE_ID = /^[\x21-\x7e]{1,256}$/;
 
 const SYSTEM_ATTRIBUTES: MessageSystemAttributeName[] = [
   'ApproximateReceiveCount',
@@ -60,6 +78,11 @@ const SYSTEM_ATTRIBUTES: MessageSystemAttributeName[] = [
  * (ChangeMessageVisibility), together with what follows it in its group, so the group's order
  * holds. That early sight counts as a receive on SQS's side: the driver takes it off the count
  * it reports, and the package README says what it means for a redrive policy.
+ *
+ * What SQS answers is outside input: every call has a deadline and a cap on the answer's size,
+ * batch results count only for the entry whose id they repeat exactly, and a received message
+ * whose fields are not what SQS writes is never handed out (it comes back when its visibility
+ * timeout ends, and SQS's redrive policy moves it on after its receives).
  */
 export class SqsDriver implements Driver {
   readonly name: string;
@@ -73,27 +96,39 @@ export class SqsDriver implements Driver {
   readonly deadLetter?: (entries: readonly DeadLetterEntry[]) => Promise<SettleOutcome[]>;
   readonly #closing = new AbortController();
   readonly #classify: ReturnType<typeof sqsErrorClassifier>;
+  /** The deadline of one call (a receive's long poll on top), as `timeoutMs` set it. */
+  readonly callTimeoutMs: number;
   #closed = false;
 
   /** Finds the queue, reads its attributes and declares what it gives. NOT_FOUND when it does not exist. */
   static async open(options: SqsDriverOptions): Promise<SqsDriver> {
     const where = options.name ?? `sqs:${queueNameOf(options.queue)}`;
+    const secrets = resolveSecrets(options.secrets);
+    const bounds = {
+      where,
+      timeoutMs: resolveTimeout(options.timeoutMs),
+      maxAnswerBytes: SMALL_ANSWER_BYTES,
+    };
     try {
       const queueUrl = /^https?:\/\//.test(options.queue)
         ? options.queue
         : (
-            await options.client.send(
+            await sendBounded<GetQueueUrlCommandOutput>(
+              options.client,
               new GetQueueUrlCommand({
                 QueueName: options.queue,
                 ...(options.accountId ? { QueueOwnerAWSAccountId: options.accountId } : {}),
               }),
+              bounds,
             )
-          ).QueueUrl;
-      if (!queueUrl) throw new QueueError('NOT_FOUND', `${where}: SQS returned no URL for the queue`);
-      const facts = await readQueueFacts(options.client, queueUrl);
+          )?.QueueUrl;
+      if (typeof queueUrl !== 'string' || !/^https?:\/\/[^\s]+$/.test(queueUrl)) {
+        throw new QueueError('NOT_FOUND', `${where}: SQS returned no URL for the queue`);
+      }
+      const facts = await readQueueFacts(options.client, queueUrl, bounds);
       return new SqsDriver(options, facts, where);
     } catch (error) {
-      throw normalizeError(error, where, sqsErrorClassifier(where));
+      throw normalizeError(error, where, sqsErrorClassifier(where, secrets), { secrets });
     }
   }
 
@@ -103,10 +138,15 @@ export class SqsDriver implements Driver {
     this.#facts = facts;
     this.#options = resolveOptions(options, facts);
     this.#ownsClient = options.ownsClient ?? false;
-    this.#classify = sqsErrorClassifier(name);
+    this.#classify = sqsErrorClassifier(name, this.#options.secrets);
+    this.callTimeoutMs = this.#options.timeoutMs;
     this.capabilities = sqsCapabilities(this.#options, facts);
     if (facts.redrive) {
-      const mover = new DeadLetterMover(options.client, facts.redrive.deadLetterArn, name);
+      const mover = new DeadLetterMover(options.client, facts.redrive.deadLetterArn, name, {
+        timeoutMs: this.#options.timeoutMs,
+        secrets: this.#options.secrets,
+        signal: this.#closing.signal,
+      });
       this.#mover = mover;
       // Only where the queue has dead letters: the contract reads its presence as `deadLetter.move`.
       this.deadLetter = (entries) => this.#deadLetter(mover, entries);
@@ -141,21 +181,19 @@ export class SqsDriver implements Driver {
       } else entries.push({ index, entry, bytes });
     });
     for (const call of byTotalSize(entries, this.#facts.maxMessageBytes)) {
-      const answer = await this.#call((o) =>
-        this.#client.send(
-          new SendMessageBatchCommand({
-            QueueUrl: this.#facts.queueUrl,
-            Entries: call.map(({ entry }, i) => ({ ...entry, Id: entryId(i) })),
-          }),
-          o,
-        ),
+      const answer = await this.#send<SendMessageBatchCommandOutput>(
+        new SendMessageBatchCommand({
+          QueueUrl: this.#facts.queueUrl,
+          Entries: call.map(({ entry }, i) => ({ ...entry, Id: entryId(i) })),
+        }),
       );
       const results = entryResults(
         call.length,
-        answer.Successful,
-        answer.Failed,
+        answer?.Successful,
+        answer?.Failed,
         this.name,
-        (e) => e.MessageId ?? '',
+        (e) => (typeof e.MessageId === 'string' && MESSAGE_ID.test(e.MessageId) ? e.MessageId : undefined),
+        this.#options.secrets,
       );
       results.forEach((result, i) => {
         // SQS answers a FIFO repeat like a first send, so a duplicate stays unknown (no `duplicate`).
@@ -200,26 +238,26 @@ export class SqsDriver implements Driver {
     for (;;) {
       if (signal.aborted) return [];
       const wait = Math.max(0, Math.floor((deadline - Date.now()) / 1000));
-      let received: Message[];
+      let received: CheckedMessage[];
       try {
-        const answer = await this.#call(
-          (o) =>
-            this.#client.send(
-              new ReceiveMessageCommand({
-                QueueUrl: this.#facts.queueUrl,
-                MaxNumberOfMessages: request.maxMessages,
-                VisibilityTimeout: lease,
-                WaitTimeSeconds: wait,
-                MessageAttributeNames: ['All'],
-                MessageSystemAttributeNames: SYSTEM_ATTRIBUTES,
-                // Older servers (local-aws-sqs) read only the deprecated name.
-                AttributeNames: SYSTEM_ATTRIBUTES as never,
-              }),
-              o,
-            ),
-          signal,
+        const answer = await this.#send<ReceiveMessageCommandOutput>(
+          new ReceiveMessageCommand({
+            QueueUrl: this.#facts.queueUrl,
+            MaxNumberOfMessages: request.maxMessages,
+            VisibilityTimeout: lease,
+            WaitTimeSeconds: wait,
+            MessageAttributeNames: ['All'],
+            MessageSystemAttributeNames: SYSTEM_ATTRIBUTES,
+            // Older servers (local-aws-sqs) read only the deprecated name.
+            AttributeNames: SYSTEM_ATTRIBUTES as never,
+          }),
+          {
+            signal,
+            timeoutMs: this.#options.timeoutMs + wait * 1000,
+            maxAnswerBytes: receiveAnswerBytes(request.maxMessages, this.#facts.maxMessageBytes),
+          },
         );
-        received = answer.Messages ?? [];
+        received = await this.#checkReceived(answer?.Messages, request.maxMessages);
       } catch (error) {
         // Messages an aborted call had already leased come back when their lease ends.
         if (signal.aborted) return [];
@@ -233,47 +271,83 @@ export class SqsDriver implements Driver {
   }
 
   /**
+   * The messages of an answer that are what SQS writes, at most as many as were asked for and
+   * each once. More than asked for go back at once (visible again); unreadable ones are left to
+   * their visibility timeout: a receipt that is not one cannot be given back.
+   */
+  async #checkReceived(messages: unknown, maxMessages: number): Promise<CheckedMessage[]> {
+    if (messages === undefined) return [];
+    if (!Array.isArray(messages)) {
+      throw new QueueError('UNAVAILABLE', `${this.name}: SQS answered a receive without a message list`);
+    }
+    const taken: CheckedMessage[] = [];
+    const extra: CheckedMessage[] = [];
+    const receipts = new Set<string>();
+    const ids = new Set<string>();
+    for (const value of messages) {
+      const checked = checkReceived(value, this.#facts.maxMessageBytes);
+      if (!checked.ok) continue;
+      const { message } = checked;
+      if (receipts.has(message.receipt) || ids.has(message.messageId)) continue;
+      receipts.add(message.receipt);
+      ids.add(message.messageId);
+      (taken.length < maxMessages ? taken : extra).push(message);
+    }
+    if (extra.length > 0) {
+      // SQS never sends more than asked: one call gives back what a real queue could have sent
+      // (a batch), the rest of a hostile answer comes back when its lease ends, as does all of
+      // it where this call fails.
+      const back = extra.slice(0, SQS_BATCH).map((m) => ({ receipt: m.receipt, seconds: 0 }));
+      await this.#changeVisibility(back).catch(() => {});
+    }
+    return taken;
+  }
+
+  /**
    * Leaves out the FIFO messages seen before they are due and hides them until then, with what
    * follows each in its group (visible again at once: their group waits for the early one).
    */
-  async #hideEarly(received: Message[]): Promise<Message[]> {
+  async #hideEarly(received: CheckedMessage[]): Promise<CheckedMessage[]> {
     const now = Date.now();
     const blocked = new Set<string>();
-    const due: Message[] = [];
-    const hide: Array<{ message: Message; seconds: number }> = [];
+    const due: CheckedMessage[] = [];
+    const hide: Array<{ message: CheckedMessage; seconds: number }> = [];
     for (const message of received) {
-      const group = message.Attributes?.MessageGroupId ?? '';
-      const notBefore = readFifoMark(message.MessageAttributes?.[FIFO_ATTRIBUTE])?.notBefore ?? 0;
+      const group = message.groupId ?? '';
+      const notBefore = readFifoMark(message.attributes[FIFO_ATTRIBUTE])?.notBefore ?? 0;
       if (notBefore > now) {
         blocked.add(group);
-        hide.push({ message, seconds: Math.ceil((notBefore - now) / 1000) });
+        hide.push({
+          message,
+          seconds: Math.min(SQS_MAX_VISIBILITY_SECONDS, Math.ceil((notBefore - now) / 1000)),
+        });
       } else if (blocked.has(group)) {
         hide.push({ message, seconds: 0 });
       } else due.push(message);
     }
-    if (hide.length > 0) {
+    for (let i = 0; i < hide.length; i += SQS_BATCH) {
+      const chunk = hide.slice(i, i + SQS_BATCH);
       // If this fails they come back when their lease ends, and are hidden again then.
       await this.#changeVisibility(
-        hide.map(({ message, seconds }) => ({ receipt: message.ReceiptHandle!, seconds })),
+        chunk.map(({ message, seconds }) => ({ receipt: message.receipt, seconds })),
       ).catch(() => {});
     }
     return due;
   }
 
-  #toDriverMessage(message: Message, lease: number): DriverMessage {
-    const receipt = message.ReceiptHandle!;
-    if (this.#mover) this.#held.hold(receipt, message, lease);
-    const mark = readFifoMark(message.MessageAttributes?.[FIFO_ATTRIBUTE]);
-    let receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? 1);
+  #toDriverMessage(message: CheckedMessage, lease: number): DriverMessage {
+    if (this.#mover) this.#held.hold(message.receipt, message.raw, lease);
+    const mark = readFifoMark(message.attributes[FIFO_ATTRIBUTE]);
+    let receiveCount = message.receiveCount;
     // A delayed FIFO message first seen before it was due was hidden once: that sight is not a delivery.
-    const firstSeen = Number(message.Attributes?.ApproximateFirstReceiveTimestamp ?? 0);
+    const firstSeen = message.firstReceivedAt;
     if (mark && mark.notBefore > 0 && firstSeen > 0 && firstSeen < mark.notBefore) receiveCount -= 1;
-    const group = message.Attributes?.MessageGroupId;
+    const group = message.groupId;
     return {
-      receipt,
-      messageId: message.MessageId ?? '',
-      body: fromSqsBody(message.Body ?? ''),
-      attributes: fromSqsAttributes(message.MessageAttributes),
+      receipt: message.receipt,
+      messageId: message.messageId,
+      body: fromSqsBody(message.body),
+      attributes: fromSqsAttributes(message.attributes),
       receiveCount: Math.max(1, receiveCount),
       ...(group !== undefined && !mark?.defaultGroup ? { groupId: group } : {}),
     };
@@ -281,21 +355,19 @@ export class SqsDriver implements Driver {
 
   async ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
     this.#assertOpen();
-    const answer = await this.#call((o) =>
-      this.#client.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: this.#facts.queueUrl,
-          Entries: receipts.map((receipt, i) => ({ Id: entryId(i), ReceiptHandle: receipt })),
-        }),
-        o,
-      ),
+    const answer = await this.#send<DeleteMessageBatchCommandOutput>(
+      new DeleteMessageBatchCommand({
+        QueueUrl: this.#facts.queueUrl,
+        Entries: receipts.map((receipt, i) => ({ Id: entryId(i), ReceiptHandle: receipt })),
+      }),
     );
     const results = entryResults(
       receipts.length,
-      answer.Successful,
-      answer.Failed,
+      answer?.Successful,
+      answer?.Failed,
       this.name,
-      () => undefined,
+      () => true,
+      this.#options.secrets,
     );
     return results.map((result, i) => {
       if (result.ok) this.#held.forget(receipts[i]!);
@@ -354,39 +426,45 @@ export class SqsDriver implements Driver {
   async #changeVisibility(
     entries: ReadonlyArray<{ receipt: string; seconds: number }>,
   ): Promise<SettleOutcome[]> {
-    const answer = await this.#call((o) =>
-      this.#client.send(
-        new ChangeMessageVisibilityBatchCommand({
-          QueueUrl: this.#facts.queueUrl,
-          Entries: entries.map((entry, i) => ({
-            Id: entryId(i),
-            ReceiptHandle: entry.receipt,
-            VisibilityTimeout: entry.seconds,
-          })),
-        }),
-        o,
-      ),
+    const answer = await this.#send<ChangeMessageVisibilityBatchCommandOutput>(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: this.#facts.queueUrl,
+        Entries: entries.map((entry, i) => ({
+          Id: entryId(i),
+          ReceiptHandle: entry.receipt,
+          VisibilityTimeout: entry.seconds,
+        })),
+      }),
     );
     const results = entryResults(
       entries.length,
-      answer.Successful,
-      answer.Failed,
+      answer?.Successful,
+      answer?.Failed,
       this.name,
-      () => undefined,
+      () => true,
+      this.#options.secrets,
     );
     return results.map((result) => (result.ok ? { ok: true } : result));
   }
 
-  /** Every SQS call, its failure in the port's terms; an aborted call's error is left as it is. */
-  async #call<T>(
-    run: (options: { abortSignal?: AbortSignal }) => Promise<T>,
-    signal?: AbortSignal,
+  /**
+   * Every SQS call: bounded in time and size, ended by close(), its failure in the port's terms.
+   * A call the caller's signal aborted rejects with that signal's reason, left as it is.
+   */
+  async #send<T>(
+    command: SqsCommand,
+    bounds: { signal?: AbortSignal; timeoutMs?: number; maxAnswerBytes?: number } = {},
   ): Promise<T> {
     try {
-      return await run(signal ? { abortSignal: signal } : {});
+      return await sendBounded<T>(this.#client, command, {
+        where: this.name,
+        timeoutMs: bounds.timeoutMs ?? this.#options.timeoutMs,
+        maxAnswerBytes: bounds.maxAnswerBytes ?? SMALL_ANSWER_BYTES,
+        signal: bounds.signal ?? this.#closing.signal,
+      });
     } catch (error) {
-      if (signal?.aborted) throw error;
-      throw normalizeError(error, this.name, this.#classify);
+      if (bounds.signal?.aborted) throw error;
+      throw normalizeError(error, this.name, this.#classify, { secrets: this.#options.secrets });
     }
   }
 

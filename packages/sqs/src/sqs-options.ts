@@ -8,6 +8,7 @@ import {
   PROVIDER_ATTRIBUTES,
   QueueError,
 } from '@queueport/core/driver';
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './call-bounds';
 import { ATTRIBUTE_OVERHEAD_BYTES, FIFO_ATTRIBUTE } from './message-attributes';
 import type { QueueFacts } from './queue-facts';
 
@@ -36,6 +37,17 @@ export interface SqsDriverOptions {
    * holds applications to the portable 256 KB unless its own `limits` raise it.)
    */
   maxBodyBytes?: number;
+  /**
+   * How long one SQS call may take in total, the SDK's retries included, 1 to 600,000 ms: a
+   * receive gets its long-poll wait on top. Past it the call is aborted and rejects with
+   * `UNAVAILABLE`. Default 10,000 ms.
+   */
+  timeoutMs?: number;
+  /**
+   * Values masked wherever an error repeats what a server said (the adapter passes the keys it
+   * configured the client with). Key-like patterns are masked anyway.
+   */
+  secrets?: readonly string[];
   /** Whether `close()` also destroys the client: only for one the adapter made. */
   ownsClient?: boolean;
   /** For messages and logs. Default `sqs:<queue name>`. */
@@ -51,6 +63,8 @@ const FIFO_ATTRIBUTE_BYTES = FIFO_ATTRIBUTE.length + 18;
 
 export interface ResolvedOptions {
   defaultGroupId: string | undefined;
+  timeoutMs: number;
+  secrets: readonly string[];
   nativeMaxDelaySeconds: number;
   maxBodyBytes: number;
 }
@@ -69,7 +83,10 @@ export function bodyCapacity(facts: QueueFacts): number {
 }
 
 export function resolveOptions(
-  options: Pick<SqsDriverOptions, 'defaultGroupId' | 'nativeMaxDelaySeconds' | 'maxBodyBytes'>,
+  options: Pick<
+    SqsDriverOptions,
+    'defaultGroupId' | 'nativeMaxDelaySeconds' | 'maxBodyBytes' | 'timeoutMs' | 'secrets'
+  >,
   facts: QueueFacts,
 ): ResolvedOptions {
   const defaultGroupId = options.defaultGroupId;
@@ -84,6 +101,8 @@ export function resolveOptions(
   const capacity = bodyCapacity(facts);
   return {
     defaultGroupId,
+    timeoutMs: resolveTimeout(options.timeoutMs),
+    secrets: resolveSecrets(options.secrets),
     nativeMaxDelaySeconds: whole(
       'nativeMaxDelaySeconds',
       options.nativeMaxDelaySeconds,
@@ -127,6 +146,21 @@ export function sqsCapabilities(options: ResolvedOptions, facts: QueueFacts): Ca
       redriveAfterReceives: facts.redrive?.maxReceiveCount ?? null,
     },
   };
+}
+
+/** Checked before the first call, which already needs the deadline. */
+export function resolveTimeout(timeoutMs: number | undefined): number {
+  return whole('timeoutMs', timeoutMs, DEFAULT_TIMEOUT_MS, 1, MAX_TIMEOUT_MS);
+}
+
+export function resolveSecrets(secrets: readonly string[] | undefined): readonly string[] {
+  if (secrets === undefined) return [];
+  if (!Array.isArray(secrets) || !secrets.every((secret) => typeof secret === 'string')) {
+    throw new QueueError('INVALID_ARGUMENT', 'secrets must be an array of strings', {
+      details: { field: 'secrets' },
+    });
+  }
+  return secrets.filter((secret) => secret !== '');
 }
 
 function whole(field: string, value: number | undefined, fallback: number, min: number, max: number): number {

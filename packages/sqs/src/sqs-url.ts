@@ -1,7 +1,10 @@
 import { QueueError } from '@queueport/core/driver';
 import type { SqsDriverOptions } from './sqs-options';
 
-type UrlDriverOptions = Pick<SqsDriverOptions, 'defaultGroupId' | 'nativeMaxDelaySeconds' | 'maxBodyBytes'>;
+type UrlDriverOptions = Pick<
+  SqsDriverOptions,
+  'defaultGroupId' | 'nativeMaxDelaySeconds' | 'maxBodyBytes' | 'timeoutMs'
+>;
 
 export interface ParsedSqsUrl {
   /** Undefined: the region comes from the environment (AWS_REGION), as the SDK reads it. */
@@ -20,7 +23,8 @@ const AWS_HOST = /^sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
 const ACCOUNT = /^[0-9]{12}$/;
 /** SQS queue names: 1-80 letters, digits, `-` and `_`, a FIFO one's `.fifo` among the 80. */
 const QUEUE_NAME = /^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)$/;
-const NUMBER_OPTIONS = ['nativeMaxDelaySeconds', 'maxBodyBytes'] as const;
+const NUMBER_OPTIONS = ['nativeMaxDelaySeconds', 'maxBodyBytes', 'timeoutMs'] as const;
+const OPTIONS = ['endpoint', 'defaultGroupId', ...NUMBER_OPTIONS];
 
 /**
  * `sqs://eu-west-1/orders.fifo?defaultGroupId=tenant`: the region as the host, the queue's name
@@ -78,9 +82,7 @@ export function parseSqsUrl(url: URL): ParsedSqsUrl {
     else if ((NUMBER_OPTIONS as readonly string[]).includes(key)) {
       options[key as (typeof NUMBER_OPTIONS)[number]] = integer(key, value);
     } else {
-      throw new QueueError('INVALID_ARGUMENT', `sqs:// URLs take no option "${key}"`, {
-        details: { field: key },
-      });
+      throw unknownOption(key);
     }
   }
   return { region, endpoint, accountId: segments.length === 2 ? segments[0] : undefined, queueName, options };
@@ -119,6 +121,37 @@ function checkEndpoint(value: string): string {
   return `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}`;
 }
 
+/** Names the option only when it is a typo of a known one; anything else may be a secret. */
+function unknownOption(key: string): QueueError {
+  const typed = key.toLowerCase();
+  const near = OPTIONS.find((option) => editDistance(typed, option.toLowerCase()) <= 2);
+  const known = `it takes ${OPTIONS.join(', ')}`;
+  return new QueueError(
+    'INVALID_ARGUMENT',
+    near
+      ? `sqs:// URLs take no option "${key}" (did you mean "${near}"?): ${known}`
+      : `an sqs:// URL has an unknown option (its name not repeated, in case it is a secret): ${known}`,
+    { details: { field: near ? key : 'query' } },
+  );
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
 function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
@@ -132,13 +165,9 @@ function decodeSegment(segment: string): string {
 function integer(key: string, value: string): number {
   const n = Number(value);
   if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) {
-    throw new QueueError(
-      'INVALID_ARGUMENT',
-      `sqs:// option ${key}=${value} is invalid: expected a whole number`,
-      {
-        details: { field: key },
-      },
-    );
+    throw new QueueError('INVALID_ARGUMENT', `sqs:// option ${key} is invalid: expected a whole number`, {
+      details: { field: key },
+    });
   }
   return n;
 }

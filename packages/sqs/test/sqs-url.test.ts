@@ -194,7 +194,7 @@ describe('parseSqsUrl: driver options', () => {
     });
   });
 
-  it.each(['nativeMaxDelaySeconds', 'maxBodyBytes'])(
+  it.each(['nativeMaxDelaySeconds', 'maxBodyBytes', 'timeoutMs'])(
     'refuses %s unless it is a whole number, naming the option',
     (field) => {
       for (const value of ['1.5', '-1', '', '1e3', ' 1', '0x10', 'ten', '9007199254740993']) {
@@ -206,23 +206,55 @@ describe('parseSqsUrl: driver options', () => {
   );
 
   it.each([
-    ['colour', 'colour=blue'],
     // Option names are case-sensitive: a near miss must not silently mean the default.
-    ['DefaultGroupId', 'DefaultGroupId=t'],
-    ['maxbodybytes', 'maxbodybytes=1000'],
-    ['region', 'region=eu-west-1'],
-    ['queue', 'queue=other'],
-    ['accessKeyId', 'accessKeyId=AKIAEXAMPLE'],
-  ])('refuses the unknown option %s by name', (field, query) => {
+    ['DefaultGroupId', 'DefaultGroupId=t', 'defaultGroupId'],
+    ['maxbodybytes', 'maxbodybytes=1000', 'maxBodyBytes'],
+    ['timeoutMS', 'timeoutMS=5', 'timeoutMs'],
+    ['endpont', 'endpont=http://x', 'endpoint'],
+  ])('refuses the near miss %s by name, saying which option it looks like', (field, query, near) => {
     const error = refusal(`sqs://us-east-1/q?maxBodyBytes=2048&${query}`);
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field } });
     expect(error.message).toContain(`"${field}"`);
+    expect(error.message).toContain(`"${near}"`);
   });
 
-  it('names an unknown secret-looking option without echoing its value', () => {
+  it.each([
+    ['colour', 'colour=blue'],
+    ['region', 'region=eu-west-1'],
+    ['queue', 'queue=other'],
+    ['accessKeyId', 'accessKeyId=AKIAEXAMPLE'],
+  ])('refuses the unknown option %s without repeating its name, listing the known ones', (field, query) => {
+    const error = refusal(`sqs://us-east-1/q?maxBodyBytes=2048&${query}`);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'query' } });
+    expect(JSON.stringify(error) + String(error)).not.toContain(field);
+    expect(error.message).toContain('defaultGroupId');
+  });
+
+  it('refuses an unknown secret-looking option without echoing its name or value', () => {
     const error = refusal('sqs://us-east-1/q?secretAccessKey=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY');
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'secretAccessKey' } });
-    expect(JSON.stringify(error) + String(error)).not.toContain('wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY');
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'query' } });
+    expect(JSON.stringify(error) + String(error)).not.toMatch(
+      /wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY|secretAccessKey/,
+    );
+  });
+
+  const TOKEN = 'tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+  it.each([
+    ['as an unknown option value', `db=${TOKEN}`],
+    ['as an option name', `${TOKEN}=1`],
+    ['as an option name with no value', TOKEN],
+    ['as a number option', `maxBodyBytes=${TOKEN}`],
+    ['as timeoutMs', `timeoutMs=${TOKEN}`],
+    ['as the endpoint', `endpoint=${TOKEN}`],
+    ['as an endpoint credential', `endpoint=${encodeURIComponent(`http://u:${TOKEN}@127.0.0.1:1`)}`],
+  ])('never echoes a token typed %s', (_where, query) => {
+    const error = refusal(`sqs://us-east-1/q?${query}`);
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(JSON.stringify(error) + String(error) + JSON.stringify(error.details)).not.toContain(TOKEN);
+  });
+
+  it('takes timeoutMs as a whole number of milliseconds', () => {
+    expect(parse('sqs://us-east-1/q?timeoutMs=2500').options).toEqual({ timeoutMs: 2500 });
   });
 });
 
