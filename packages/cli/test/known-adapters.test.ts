@@ -1,6 +1,6 @@
-import { isQueueError } from '@queueport/core';
+import { isQueueError, QueueError } from '@queueport/core';
 import { describe, expect, it, vi } from 'vitest';
-import { loadAdapter } from '../src/providers/known-adapters';
+import { checkAdapterUrl, loadAdapter } from '../src/providers/known-adapters';
 
 vi.mock('@queueport/sqs', () => {
   throw Object.assign(new Error("Cannot find package '@aws-sdk/client-sqs'"), {
@@ -28,7 +28,37 @@ describe('loadAdapter', () => {
       virtualClock: false,
       open: () => Promise.reject(new Error('x')),
     };
-    expect(await loadAdapter('memory', [own])).toBe(own);
+    expect((await loadAdapter('memory', [own])).packageName).toBe('mine');
     await expect(loadAdapter('kafka')).rejects.toThrow('no adapter for kafka://');
+  });
+
+  it('never lets an adapter echo a token typed into its URL, in an open, an admin or a check', async () => {
+    const token = 'tk4e9d2c7b1a6f3e8d5c0b9a7';
+    const echoing = {
+      scheme: 'echo',
+      packageName: 'echo-adapter',
+      virtualClock: false,
+      open: (url: URL) => Promise.reject(new QueueError('INVALID_ARGUMENT', `bad queue ${url.pathname}`)),
+      admin: (url: URL) => {
+        throw Object.assign(new Error(`connect ECONNREFUSED ${url.hostname}`), { code: 'ECONNREFUSED' });
+      },
+    };
+    const definition = await loadAdapter('echo', [echoing]);
+    const opened = await Promise.resolve(definition.open(new URL(`echo://h/${token}`), {})).catch(
+      (e: unknown) => e,
+    );
+    expect(isQueueError(opened, 'INVALID_ARGUMENT')).toBe(true);
+    expect((opened as Error).message).toBe('bad queue /(not shown)');
+    const admin = await Promise.resolve(definition.admin!(new URL(`echo://${token}/`), {})).catch(
+      (e: unknown) => e,
+    );
+    expect((admin as Error).message).not.toContain(token);
+    expect((admin as { code?: string }).code).toBe('ECONNREFUSED');
+    const checked = await checkAdapterUrl(new URL(`memory://q?${token}=1`)).catch((e: unknown) => e);
+    expect(isQueueError(checked, 'INVALID_ARGUMENT')).toBe(true);
+    expect(
+      JSON.stringify({ message: (checked as Error).message, details: (checked as QueueError).details }),
+    ).not.toContain(token);
+    await expect(loadAdapter(token)).rejects.toThrow('no adapter for this scheme (not shown)');
   });
 });

@@ -2,6 +2,7 @@ import type { AdapterDefinition } from '@queueport/core/driver';
 import { QueueError } from '@queueport/core/driver';
 import { isShowableWord } from '../config/secret-names';
 import { isModuleNotFound } from '../module-not-found';
+import { errorWithoutUrlSecrets } from './url-words';
 
 interface KnownAdapter {
   packageName: string;
@@ -94,7 +95,7 @@ export async function loadAdapter(
   extra: readonly AdapterDefinition[] = [],
 ): Promise<AdapterDefinition> {
   const own = extra.find((definition) => definition.scheme === scheme);
-  if (own) return own;
+  if (own) return withoutEchoedUrls(own);
   const known = KNOWN[scheme];
   if (!known) {
     const schemes = [...extra.map((d) => d.scheme), ...knownSchemes()];
@@ -107,7 +108,7 @@ export async function loadAdapter(
     );
   }
   try {
-    return await known.load();
+    return withoutEchoedUrls(await known.load());
   } catch (error) {
     if (!isModuleNotFound(error)) throw error;
     const install = [known.packageName, ...known.peers].join(' ');
@@ -128,19 +129,48 @@ export async function loadAdapter(
 export async function checkAdapterUrl(url: URL, extra: readonly AdapterDefinition[] = []): Promise<void> {
   const scheme = url.protocol.replace(/:$/, '');
   const own = extra.find((definition) => definition.scheme === scheme);
-  if (own) {
-    const check = (own as { checkUrl?: (url: URL) => unknown }).checkUrl;
-    if (typeof check === 'function') await check.call(own, url);
-    return;
-  }
   const known = KNOWN[scheme];
-  if (!known) return;
   try {
-    await known.checkUrl(url);
+    if (own) {
+      const check = (own as { checkUrl?: (url: URL) => unknown }).checkUrl;
+      if (typeof check === 'function') await check.call(own, url);
+    } else if (known) {
+      await known.checkUrl(url);
+    }
   } catch (error) {
-    if (isModuleNotFound(error)) return;
-    throw error;
+    if (!own && isModuleNotFound(error)) return;
+    throw errorWithoutUrlSecrets(error, url);
   }
+}
+
+/**
+ * The definition with every open's and admin's failure rid of the URL's secret-looking words:
+ * a parser may quote a token typed where a queue name or an option goes, and the CLI prints
+ * what it throws.
+ */
+function withoutEchoedUrls(definition: AdapterDefinition): AdapterDefinition {
+  const { admin } = definition;
+  return {
+    ...definition,
+    open: async (url, context) => {
+      try {
+        return await definition.open(url, context);
+      } catch (error) {
+        throw errorWithoutUrlSecrets(error, url);
+      }
+    },
+    ...(admin
+      ? {
+          admin: async (url: URL, context) => {
+            try {
+              return await admin.call(definition, url, context);
+            } catch (error) {
+              throw errorWithoutUrlSecrets(error, url);
+            }
+          },
+        }
+      : {}),
+  };
 }
 
 /**
@@ -150,7 +180,10 @@ export async function checkAdapterUrl(url: URL, extra: readonly AdapterDefinitio
  * configuration a program built itself, with adapters of its own), so only the `*Env` options.
  * Empty where the URL does not parse (checkAdapterUrl says why).
  */
-export async function adapterEnvNames(url: URL, ownSchemes: readonly string[] | undefined): Promise<string[]> {
+export async function adapterEnvNames(
+  url: URL,
+  ownSchemes: readonly string[] | undefined,
+): Promise<string[]> {
   const scheme = url.protocol.replace(/:$/, '');
   const known = ownSchemes === undefined || ownSchemes.includes(scheme) ? undefined : KNOWN[scheme];
   try {

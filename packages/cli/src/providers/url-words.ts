@@ -1,3 +1,4 @@
+import { isQueueError, QueueError } from '@queueport/core/driver';
 import { isShowableWord } from '../config/secret-names';
 
 const HIDDEN = '(not shown)';
@@ -52,4 +53,32 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * The error with the URL's secret-looking words taken out of its message and details (its
+ * cause, which may quote them too, is dropped when anything was taken out). What an adapter
+ * says about a URL reaches the CLI's output through here.
+ */
+export function errorWithoutUrlSecrets(error: unknown, url: string | URL): unknown {
+  if (!(error instanceof Error)) return error;
+  const message = withoutUrlSecrets(error.message, url);
+  if (isQueueError(error)) {
+    const details = JSON.parse(withoutUrlSecrets(JSON.stringify(error.details ?? {}), url)) as Record<
+      string,
+      unknown
+    >;
+    if (message === error.message && JSON.stringify(details) === JSON.stringify(error.details ?? {})) {
+      return error;
+    }
+    return new QueueError(error.code, message, {
+      retryable: error.retryable,
+      ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+      details,
+    });
+  }
+  if (message === error.message) return error;
+  const code = (error as { code?: unknown }).code;
+  // The code stays: it is what classifies a network failure (ECONNREFUSED) as UNAVAILABLE.
+  return Object.assign(new Error(message), typeof code === 'string' ? { code } : {});
 }
