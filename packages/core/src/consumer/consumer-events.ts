@@ -2,7 +2,10 @@ import { eventNames, type ListenerErrorEvent } from '../events';
 import type { Delivery } from '../queue/delivery';
 import type { FailureDecision } from './failure-policy';
 
-/** Counts kept by a consumer since it started. */
+/**
+ * Counts kept by a consumer since it started. `acked`, `released` and `deadLettered` count
+ * deliveries settled that way, by the consumer or by a handler that settles its own.
+ */
 export interface ConsumerStats {
   received: number;
   acked: number;

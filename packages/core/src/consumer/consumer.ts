@@ -12,6 +12,7 @@ import type { AnyEvents, EventMap } from '../payloads';
 import type { Delivery } from '../queue/delivery';
 import { checkLeaseSeconds, checkWaitSeconds } from '../queue/message-checks';
 import type { Queue } from '../queue/queue';
+import { ReceivedDelivery } from '../queue/received-delivery';
 import { type BackoffPolicy, backoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry';
 import {
   CONSUMER_EVENT_NAMES,
@@ -340,12 +341,13 @@ export class Consumer implements EventSource<ConsumerEvents> {
         this.stats.timedOut++;
         this.#events.emit('handler-timeout', { delivery, timeoutMs: this.#handlerTimeoutMs! });
       }
-      if (delivery.settled) return;
+      if (delivery.settled) return this.#countSettledByHandler(delivery);
       if (outcome.cause === 'closing') await this.#settle(delivery, () => this.#releaseAtOnce(delivery));
       else await this.#settle(delivery, () => this.#fail(delivery, outcome.error, 'handler-timeout'));
       return;
     }
     if (delivery.settled) {
+      this.#countSettledByHandler(delivery);
       if (outcome) this.#problem({ kind: 'handler-after-settle', error: outcome.error, delivery });
       return;
     }
@@ -355,6 +357,17 @@ export class Consumer implements EventSource<ConsumerEvents> {
       this.stats.acked++;
       if (this.#events.has('acked')) this.#events.emit('acked', { delivery });
     });
+  }
+
+  /**
+   * A handler that settles its delivery itself (the webhook worker does) is counted too: the
+   * stats say what happened to the messages, whoever settled them. Its events are the handler's.
+   */
+  #countSettledByHandler(delivery: Delivery): void {
+    const how = delivery instanceof ReceivedDelivery ? delivery.settledAs : undefined;
+    if (how === 'acked') this.stats.acked++;
+    else if (how === 'released') this.stats.released++;
+    else if (how === 'dead-lettered') this.stats.deadLettered++;
   }
 
   /** Runs the handler; resolves with its failure, if any, and never rejects. */

@@ -46,7 +46,7 @@ import {
   entriesOf,
   messageSizeBytes,
 } from './message-checks';
-import { type DeliverySettler, ReceivedDelivery } from './received-delivery';
+import { type DeliverySettler, ReceivedDelivery, type Settlement } from './received-delivery';
 import { decisiveError, type EntryFailure, sendWithEntryRetry } from './send-with-entry-retry';
 
 export interface PublishInput<E extends EventMap = AnyEvents> {
@@ -274,7 +274,9 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
   }
 
   #ack(own: readonly ReceivedDelivery[]): Promise<SettleResult[]> {
-    return this.#settleMany(own, 'ack', (chunk) => this.driver.ack(chunk.map((d) => d.receipt)));
+    return this.#settleMany(own, 'ack', (chunk) => this.driver.ack(chunk.map((d) => d.receipt)), undefined, {
+      settledAs: 'acked',
+    });
   }
 
   /**
@@ -319,6 +321,7 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
           chunk.map((e) => ({ receipt: e.delivery.receipt, delaySeconds: e.delaySeconds })),
         ),
       (entry) => entry.delivery,
+      { settledAs: 'released' },
     );
     native.forEach((index, position) => {
       results[index] = nativeResults[position]!;
@@ -329,7 +332,9 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
         { confirmLease: true },
       );
       bridged.forEach(({ index }, position) => {
-        results[index] = replaced[position]!;
+        const result = replaced[position]!;
+        results[index] = result;
+        if (result.ok) checked[index]!.delivery.settledAs = 'released';
       });
     }
     return results;
@@ -412,11 +417,16 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
       throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot move a message to dead letters`);
     }
     throwIfFailed(
-      await this.#settleMany([delivery], 'deadLetter', (chunk) =>
-        move.call(
-          this.driver,
-          chunk.map((d) => ({ receipt: d.receipt, reason })),
-        ),
+      await this.#settleMany(
+        [delivery],
+        'deadLetter',
+        (chunk) =>
+          move.call(
+            this.driver,
+            chunk.map((d) => ({ receipt: d.receipt, reason })),
+          ),
+        undefined,
+        { settledAs: 'dead-lettered' },
       ),
     );
   }
@@ -484,7 +494,7 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     operation: string,
     send: (chunk: readonly E[]) => Promise<SettleOutcome[]>,
     deliveryOf: (entry: E) => ReceivedDelivery = (entry) => entry as unknown as ReceivedDelivery,
-    { settles = true }: { settles?: boolean } = {},
+    { settles = true, settledAs }: { settles?: boolean; settledAs?: Settlement } = {},
   ): Promise<SettleResult[]> {
     const results = new Array<SettleResult>(entries.length);
     const live: number[] = [];
@@ -507,7 +517,11 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
       indexes.forEach((index, position) => {
         const outcome = outcomes[position]!;
         results[index] = outcome;
-        if (outcome.ok && settles) deliveryOf(entries[index]!).settled = true;
+        if (outcome.ok && settles) {
+          const settled = deliveryOf(entries[index]!);
+          settled.settled = true;
+          settled.settledAs = settledAs;
+        }
       });
     }
     return results;

@@ -3,6 +3,8 @@ import type { Envelope } from '../envelope';
 import { QueueError } from '../errors';
 import type { Delivery } from './delivery';
 
+export type Settlement = 'acked' | 'released' | 'dead-lettered';
+
 /** What a delivery asks of the Queue that made it: the Queue owns every call to the driver. */
 export interface DeliverySettler {
   ackOne(delivery: ReceivedDelivery): Promise<void>;
@@ -21,6 +23,8 @@ export class ReceivedDelivery implements Delivery {
   readonly settler: DeliverySettler;
   leaseExpiresAt: number;
   settled = false;
+  /** How it was settled, so a consumer can count what a handler settled itself. */
+  settledAs: Settlement | undefined = undefined;
 
   constructor(
     settler: DeliverySettler,
