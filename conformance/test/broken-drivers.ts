@@ -12,7 +12,7 @@ import type {
   ReleaseEntry,
   SettleOutcome,
 } from '@queueport/core/driver';
-import { QueueError } from '@queueport/core/driver';
+import { type Clock, QueueError, systemClock } from '@queueport/core/driver';
 import type { VirtualClock } from '@queueport/core/testing';
 import { MemoryDriver, type MemoryDriverOptions } from '@queueport/memory';
 
@@ -23,9 +23,9 @@ import { MemoryDriver, type MemoryDriverOptions } from '@queueport/memory';
 export class DelegatingDriver implements Driver {
   readonly name: string;
   readonly inner: MemoryDriver;
-  readonly clock: VirtualClock;
+  readonly clock: Clock;
 
-  constructor(name: string, clock: VirtualClock, options: MemoryDriverOptions = {}) {
+  constructor(name: string, clock: Clock, options: MemoryDriverOptions = {}) {
     this.name = name;
     this.clock = clock;
     this.inner = new MemoryDriver({ clock, ...options });
@@ -408,6 +408,15 @@ export interface BrokenDriverCase {
   create(clock: VirtualClock): DriverUnderTest;
   /** For `missing-queue`: the same defect over a queue that does not exist. */
   missing?(clock: VirtualClock): DriverUnderTest;
+  /** Runs on real time (the defect only shows there); `create` then gets no virtual clock. */
+  realTime?: { create(): DriverUnderTest; numRuns: number };
+  /** Its queues come with `dropConnection`. */
+  dropsConnection?: true;
+  /**
+   * For a defect a new check was written for: the properties that must all pass it (`'all'`:
+   * the whole suite but `caughtBy`), proving no earlier check catches it.
+   */
+  passes?: 'all' | readonly string[];
 }
 
 /** What the memory driver's dead letters show, as the adapter's admin surface would. */
@@ -417,6 +426,77 @@ function withDeadLetters(driver: DelegatingDriver): DriverUnderTest {
     inspect: {
       deadLetters: async () =>
         driver.inner.deadLetters().map((dead) => ({ ...dead, reason: dead.reason, at: dead.at })),
+    },
+  };
+}
+
+/**
+ * Holds a delay of 1,024 s or more for 2 s only, as a provider with a 10-bit delay field (or one
+ * that reads long delays in the wrong unit) does: invisible right after the publish, due long
+ * before it should be. Only a real-time wait shows it; on virtual time any delay check would.
+ */
+class ShortensLongDelays extends DelegatingDriver {
+  override publish(messages: readonly OutgoingMessage[]) {
+    return super.publish(messages.map((m) => (m.delaySeconds >= 1024 ? { ...m, delaySeconds: 2 } : m)));
+  }
+}
+
+/**
+ * Prefetches without a limit: every receive leases a whole batch from the provider, returns what
+ * was asked for and serves the rest to later receives, leased on the first receive's terms.
+ */
+class PrefetchesReadyMessages extends DelegatingDriver {
+  readonly #buffer: DriverMessage[] = [];
+  override async receive(request: ReceiveRequest) {
+    if (this.#buffer.length > 0) return this.#buffer.splice(0, request.maxMessages);
+    const batch = await super.receive({ ...request, maxMessages: this.capabilities.batch.receive });
+    this.#buffer.push(...batch.slice(request.maxMessages));
+    return batch.slice(0, request.maxMessages);
+  }
+}
+
+/**
+ * Carries attributes in a frame-sized header, as AMQP does: one past 4 KiB breaks the
+ * connection, and every call after it fails.
+ */
+class AttributesInOneFrame extends DelegatingDriver {
+  #broken = false;
+  #check(): void {
+    if (this.#broken) throw new QueueError('UNAVAILABLE', 'connection closed by the broker: frame too large');
+  }
+  override async publish(messages: readonly OutgoingMessage[]) {
+    this.#check();
+    const oversized = messages.some(
+      (m) => Object.entries(m.attributes).reduce((n, [k, v]) => n + Buffer.byteLength(k + v), 0) > 4096,
+    );
+    if (oversized) {
+      this.#broken = true;
+      this.#check();
+    }
+    return super.publish(messages);
+  }
+  override async receive(request: ReceiveRequest) {
+    this.#check();
+    return super.receive(request);
+  }
+}
+
+/** Deletes what it had leased when its connection drops, instead of letting it come back. */
+function losesLeasedOnDrop(clock: Clock): DriverUnderTest {
+  const held = new Set<string>();
+  const driver = new (class extends DelegatingDriver {
+    override async receive(request: ReceiveRequest) {
+      const messages = await super.receive(request);
+      for (const m of messages) held.add(m.receipt);
+      return messages;
+    }
+  })('loses-on-drop', clock);
+  return {
+    driver,
+    dropConnection: async () => {
+      await driver.inner.ack([...held]);
+      held.clear();
+      driver.inner.dropConnection();
     },
   };
 }
@@ -598,5 +678,31 @@ export const brokenDrivers: readonly BrokenDriverCase[] = [
     name: 'rewrites bodies, so the sentinel never arrives',
     caughtBy: 'invalid-envelope',
     create: (c) => new RewritesBodies('rewrites-2', c),
+  },
+  {
+    name: 'holds delays of 1,024 s or more for 2 s only',
+    caughtBy: 'long-delay-hidden',
+    create: (c) => new ShortensLongDelays('shortens-long-delays', c),
+    realTime: { create: () => new ShortensLongDelays('shortens-long-delays', systemClock), numRuns: 1 },
+    passes: ['delay-bounds', 'release-delay', 'round-trip'],
+  },
+  {
+    name: 'prefetches ready messages without a limit',
+    caughtBy: 'receive-holds',
+    create: (c) => new PrefetchesReadyMessages('prefetches', c),
+    passes: 'all',
+  },
+  {
+    name: 'breaks its connection on attributes past a 4 KiB frame',
+    caughtBy: 'attribute-limits',
+    create: (c) => new AttributesInOneFrame('attribute-frame', c),
+    passes: 'all',
+  },
+  {
+    name: 'loses the messages it held when its connection drops',
+    caughtBy: 'connection-drop',
+    create: (c) => losesLeasedOnDrop(c),
+    dropsConnection: true,
+    passes: 'all',
   },
 ];

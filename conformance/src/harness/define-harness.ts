@@ -38,6 +38,18 @@ function harnessQueueOptions(
 }
 
 /**
+ * A driver fault the Queue repaired (more messages than asked for, a receipt twice) is still the
+ * driver's fault: recorded as an incident, so the run fails with it.
+ */
+function recordDriverFaults(queue: Queue, incidents: string[]): void {
+  queue.on('driver-fault', (fault) => {
+    incidents.push(
+      `the Queue repaired a driver fault on ${fault.operation} (${fault.fault}): ${fault.error.message}`,
+    );
+  });
+}
+
+/**
  * A driver for one run, how to remove what making it created (a scratch queue), and what the
  * provider's admin surface shows of it.
  */
@@ -87,6 +99,7 @@ export function virtualTimeHarness(
       ...harnessQueueOptions(options.queueOptions, incidents, options.injectsFaults === true),
       clock,
     });
+    recordDriverFaults(queue, incidents);
     const harnessClock: HarnessClock = {
       virtual: true,
       now: () => clock.now(),
@@ -128,6 +141,7 @@ export function realTimeHarness(
     const { driver, dispose, inspect, dropConnection } = unwrap(await create());
     const incidents: string[] = [];
     const queue = new Queue(driver, harnessQueueOptions(queueOptions, incidents, injectsFaults));
+    recordDriverFaults(queue, incidents);
     return {
       queue,
       clock: realClock,

@@ -61,7 +61,9 @@ async function expectDeadLetter(session: Session, eventId: string): Promise<void
   if (!session.inspect) return;
   const list = session.inspect.deadLetters;
   if (!list) {
-    session.note('whether it is among the dead letters: the admin surface cannot list them (listDeadLetters)');
+    session.note(
+      'whether it is among the dead letters: the admin surface cannot list them (listDeadLetters)',
+    );
     return;
   }
   const found = (await list()).some((dead) => eventIdOf(dead) === eventId);

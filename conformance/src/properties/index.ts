@@ -1,7 +1,9 @@
 import { ackDeletes } from './ack-deletes';
 import { adminSurface } from './admin-surface';
+import { attributeLimits } from './attribute-limits';
 import { batchBounds } from './batch-bounds';
 import { closedQueue } from './closed-queue';
+import { connectionDrop } from './connection-drop';
 import { consumerRedelivery } from './consumer-redelivery';
 import { deadLetters } from './dead-letters';
 import { dedupe } from './dedupe';
@@ -12,10 +14,12 @@ import { invalidEnvelope } from './invalid-envelope';
 import { leaseExpiry } from './lease-expiry';
 import { leaseExtension } from './lease-extension';
 import { longDelay } from './long-delay';
+import { longDelayHidden } from './long-delay-hidden';
 import { longPoll } from './long-poll';
 import { missingQueue } from './missing-queue';
 import { ordering } from './ordering';
 import type { ConformanceProperty } from './property';
+import { receiveHolds } from './receive-holds';
 import { releaseDelay } from './release-delay';
 import { retention } from './retention';
 import { roundTrip } from './round-trip';
@@ -32,18 +36,22 @@ export const queueProperties: readonly ConformanceProperty[] = [
   leaseExtension,
   staleReceipt,
   batchBounds,
+  receiveHolds,
   longPoll,
   releaseDelay,
   consumerRedelivery,
   delayBounds,
   longDelay,
+  longDelayHidden,
   sizeLimit,
+  attributeLimits,
   dedupe,
   dedupeWindow,
   ordering,
   deadLetters,
   retention,
   closedQueue,
+  connectionDrop,
   missingQueue,
   invalidEnvelope,
   invalidArguments,
@@ -53,8 +61,10 @@ export const queueProperties: readonly ConformanceProperty[] = [
 export {
   ackDeletes,
   adminSurface,
+  attributeLimits,
   batchBounds,
   closedQueue,
+  connectionDrop,
   consumerRedelivery,
   deadLetters,
   dedupe,
@@ -65,9 +75,11 @@ export {
   leaseExpiry,
   leaseExtension,
   longDelay,
+  longDelayHidden,
   longPoll,
   missingQueue,
   ordering,
+  receiveHolds,
   releaseDelay,
   retention,
   roundTrip,

@@ -170,7 +170,9 @@ function checkBudget(value: unknown): number {
 function checkSignal(value: unknown): AbortSignal | undefined {
   if (value === undefined) return undefined;
   if (!(value instanceof AbortSignal)) {
-    throw new QueueError('INVALID_ARGUMENT', 'signal must be an AbortSignal', { details: { field: 'signal' } });
+    throw new QueueError('INVALID_ARGUMENT', 'signal must be an AbortSignal', {
+      details: { field: 'signal' },
+    });
   }
   return value;
 }
