@@ -189,6 +189,84 @@ describe('SQS service exceptions (the SDK exported classes) in the port terms', 
   });
 });
 
+describe('socket failures, however the SDK wraps them', () => {
+  const socket = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:1`), { code });
+
+  it.each([
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'EPIPE',
+    'ENOTFOUND',
+    'ECONNABORTED',
+    'UND_ERR_SOCKET',
+    'ERR_SSL_WRONG_VERSION_NUMBER',
+  ])('reads %s, with the $metadata the SDK adds, as UNAVAILABLE naming it (not "not SQS")', (code) => {
+    // What the SDK throws for a refused connection: the socket error, its retries in $metadata.
+    const thrown = Object.assign(socket(code), { $metadata: { attempts: 3, totalRetryDelay: 60 } });
+    const error = classify(thrown);
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', retryable: true, details: { networkCode: code } });
+    expect(error.message).toContain(code);
+    expect(error.message).not.toContain('not SQS');
+  });
+
+  it('finds the socket error in causes and aggregated attempts', () => {
+    const nested = Object.assign(new Error('request failed', { cause: socket('ECONNREFUSED') }), {
+      $metadata: { attempts: 1 },
+    });
+    expect(classify(nested).message).toContain('ECONNREFUSED');
+    const aggregated = Object.assign(new AggregateError([socket('ETIMEDOUT'), socket('ENETUNREACH')], ''), {
+      $metadata: {},
+    });
+    expect(classify(aggregated)).toMatchObject({
+      code: 'UNAVAILABLE',
+      details: { networkCode: 'ETIMEDOUT' },
+    });
+  });
+
+  it('still reads an answer it could not parse as one that is not SQS, with its status', () => {
+    const html = Object.assign(new SyntaxError('Unexpected token <'), { $metadata: { httpStatusCode: 502 } });
+    expect(classify(html)).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('HTTP 502'),
+    });
+  });
+});
+
+describe('what a server says, as far as errors repeat it', () => {
+  const SECRET = 'zq9ConfiguredSecretValue';
+  const KEY_ID = 'AKIAZZCONFIGURED01';
+
+  it("masks the configured secrets in an unknown code's message, and cuts it short", () => {
+    const said = `you sent ${KEY_ID} signed with ${SECRET}; ${'detail '.repeat(2000)}`;
+    const error = classifySqsFailure({ code: 'HostileThing', message: said, senderFault: true }, WHERE, [
+      KEY_ID,
+      SECRET,
+    ]);
+    expect(error.code).toBe('INTERNAL');
+    expect(error.message).not.toContain(SECRET);
+    expect(error.message).not.toContain(KEY_ID);
+    expect(error.message).toContain('(HostileThing)');
+    expect(error.message.length).toBeLessThan(300);
+  });
+
+  it('does the same through the classifier of an SDK error, and never repeats a code that is no code', () => {
+    const thrown = Object.assign(new Error(`echo ${SECRET}`), {
+      name: 'HostileThing',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400 },
+      Code: `not a code ${SECRET}`,
+    });
+    const error = sqsErrorClassifier(WHERE, [SECRET])(thrown)!;
+    expect(JSON.stringify(error) + error.message).not.toContain(SECRET);
+    expect(error.details.sqsCode).toBe('Unknown');
+  });
+
+  it('masks a configured secret that is also the code', () => {
+    const error = classifySqsFailure({ code: SECRET, message: '', senderFault: true }, WHERE, [SECRET]);
+    expect(JSON.stringify(error) + error.message).not.toContain(SECRET);
+  });
+});
+
 describe('classifySqsFailure: a batch entry or a whole call', () => {
   const failure = (code: string, senderFault: boolean, httpStatus?: number) =>
     classifySqsFailure(
