@@ -11,6 +11,7 @@ import { bullmqAdmin } from './bullmq-admin';
 import { BullmqDriver } from './bullmq-driver';
 import { type ParsedBullmqUrl, parseBullmqUrl, queueUrl } from './bullmq-url';
 import { classifyBullmqError } from './classify-error';
+import { redriveKey } from './queue-keys';
 import { openRedis } from './redis-connection';
 
 export interface BullmqAdapterOptions {
@@ -55,8 +56,10 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
       let driver: BullmqDriver | undefined;
       try {
         await ready();
+        const redriveAfterReceives = await storedRedrive(connection, parsed);
         driver = new BullmqDriver({
           ...parsed.options,
+          ...(redriveAfterReceives === undefined ? {} : { redriveAfterReceives }),
           connection,
           queueName: parsed.queueName,
           ownsConnection: owns,
@@ -100,6 +103,20 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
       );
     },
   });
+}
+
+/** The redrive count the admin stored with the queue; Redis's answer is checked like any input. */
+async function storedRedrive(connection: Redis, parsed: ParsedBullmqUrl): Promise<number | undefined> {
+  const stored = await connection.get(redriveKey(parsed.options.prefix ?? 'bull', parsed.queueName));
+  if (stored === null) return undefined;
+  const count = /^[0-9]{1,9}$/.test(stored) ? Number(stored) : 0;
+  if (count < 1) {
+    throw new QueueError(
+      'INTERNAL',
+      `bullmq:${parsed.queueName}: the queue's stored redrive count is not a whole number from 1`,
+    );
+  }
+  return count;
 }
 
 function sameRedis(a: ParsedBullmqUrl, b: ParsedBullmqUrl): boolean {

@@ -1,10 +1,10 @@
 import type { CreateQueueRequest, DeadLetterRecord, QueueAdmin, QueueStats } from '@queueport/core';
-import { QueueError } from '@queueport/core/driver';
+import { DEFAULT_REDRIVE_AFTER_RECEIVES, QueueError } from '@queueport/core/driver';
 import { type Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeConnection } from './close-connection';
 import { decodeJobData } from './job-data';
-import { existenceKey } from './queue-keys';
+import { existenceKey, queueKeysPattern, redriveKey } from './queue-keys';
 
 const HELD_STATES = ['waiting', 'prioritized', 'delayed', 'active'] as const;
 
@@ -50,12 +50,12 @@ export function bullmqAdmin(
   };
   return {
     async createQueue(request: CreateQueueRequest): Promise<string> {
-      if (request.redriveAfterReceives !== undefined) {
-        throw new QueueError(
-          'INVALID_ARGUMENT',
-          "BullMQ never moves a job to the dead letters by receive count: set the consumer's maxDeliveries instead",
-          { details: { field: 'redriveAfterReceives' } },
-        );
+      // The same default as every admin's, so portable code never depends on one provider's.
+      const redrive = request.redriveAfterReceives ?? DEFAULT_REDRIVE_AFTER_RECEIVES;
+      if (!Number.isSafeInteger(redrive) || redrive < 1) {
+        throw new QueueError('INVALID_ARGUMENT', 'redriveAfterReceives must be a whole number from 1', {
+          details: { field: 'redriveAfterReceives' },
+        });
       }
       const settings = Object.keys(request.settings ?? {});
       if (settings.length > 0) {
@@ -71,14 +71,21 @@ export function bullmqAdmin(
       const url = target.urlOf(request.name);
       const { queue, prefix } = queueOf(url);
       await connection.ping();
-      await connection.set(existenceKey(prefix, queue.name), String(Date.now()));
+      await connection
+        .multi()
+        .set(redriveKey(prefix, queue.name), String(redrive))
+        .set(existenceKey(prefix, queue.name), String(Date.now()))
+        .exec();
       return url;
     },
     async deleteQueue(url) {
       const queue = await existing(url);
       await queue.obliterate({ force: true });
       const { prefix } = queueOf(url);
+      // The existence key first, so that open drivers stop their stall checks (which would write
+      // the meta key back), then every key left under the queue's name, BullMQ's and ours.
       await connection.del(existenceKey(prefix, queue.name));
+      await deleteMatching(connection, queueKeysPattern(prefix, queue.name));
     },
     async stats(url): Promise<QueueStats> {
       const queue = await existing(url);
@@ -113,6 +120,16 @@ export function bullmqAdmin(
       if (ownsConnection) await closeConnection(connection);
     },
   };
+}
+
+/** Deletes every key matching `pattern`, by SCAN (never KEYS, which blocks a shared server). */
+async function deleteMatching(connection: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await connection.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length > 0) await connection.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
 }
 
 /** The oldest job that could be taken now: the tail of the wait list, which BullMQ takes from. */

@@ -21,6 +21,7 @@ import {
   bullmqCapabilities,
   type ResolvedOptions,
   resolveOptions,
+  stalledIntervalFor,
 } from './bullmq-options';
 import { classifyBullmqError } from './classify-error';
 import { closeConnection } from './close-connection';
@@ -66,6 +67,9 @@ export class BullmqDriver implements Driver {
   readonly #lanes = new Map<number, LeaseLane>();
   /** The jobs this driver holds a lock on, by receipt. */
   readonly #held = new Map<string, HeldJob>();
+  /** The lane worker that runs the stall check (the shortest lease's), and how often. */
+  #stalledChecker: { worker: Worker; intervalMs: number } | undefined;
+  #stalledTimer: NodeJS.Timeout | undefined;
   readonly #closing = closingController();
   readonly #markers: MarkerWait;
   readonly #instance = randomUUID().slice(0, 8);
@@ -166,7 +170,10 @@ export class BullmqDriver implements Driver {
     let signal: AbortSignal | undefined;
     if (!signals.some((s) => s.aborted)) {
       const fresh = lane.takeFresh(request.maxMessages);
-      if (fresh.length > 0) return fresh.map((held) => this.#hold(held));
+      if (fresh.length > 0) {
+        const delivered = await this.#deliver(fresh);
+        if (delivered.length > 0) return delivered;
+      }
     }
     for (;;) {
       if (signals.some((s) => s.aborted)) return [];
@@ -180,7 +187,11 @@ export class BullmqDriver implements Driver {
         );
         return [];
       }
-      if (taken.length > 0) return taken.map((held) => this.#hold(held));
+      if (taken.length > 0) {
+        const delivered = await this.#deliver(taken);
+        if (delivered.length > 0) return delivered;
+        continue;
+      }
       if ((await untilAborted(this.#assertExists(true), signals)) === ABORTED) return [];
       const left = deadline - Date.now();
       if (left <= 0) return [];
@@ -249,6 +260,7 @@ export class BullmqDriver implements Driver {
     if (this.#closed) return;
     this.#closed = true;
     this.#closing.abort(new QueueError('CLOSED', `${this.name} driver is closed`));
+    clearTimeout(this.#stalledTimer);
     this.#markers.close();
     const lanes = [...this.#lanes.values()];
     // Jobs fetched ahead go back to the front of the line rather than stall until their lock ends.
@@ -297,6 +309,30 @@ export class BullmqDriver implements Driver {
     const job = lane.placeholder(jobId, token);
     job.attemptsStarted = receiveCount;
     return { job, token, lane, broken: reason };
+  }
+
+  /**
+   * Hands out what a receive took, but for jobs received more often than the queue's
+   * `redriveAfterReceives`: those go to the dead letters, as SQS's redrive policy moves them.
+   */
+  async #deliver(taken: readonly HeldJob[]): Promise<DriverMessage[]> {
+    const limit = this.#options.redriveAfterReceives;
+    const over =
+      limit === undefined ? [] : taken.filter((held) => !held.broken && held.job.attemptsStarted > limit);
+    if (over.length === 0) return taken.map((held) => this.#hold(held));
+    // A move that fails leaves the job locked until its lease ends; it is looked at again then.
+    await Promise.allSettled(
+      over.map(({ job, token }) =>
+        job.moveToFailed(
+          new UnrecoverableError(
+            `bullmq: received ${job.attemptsStarted - 1} times, the queue's redriveAfterReceives (${limit})`,
+          ),
+          token,
+          false,
+        ),
+      ),
+    );
+    return taken.filter((held) => !over.includes(held)).map((held) => this.#hold(held));
   }
 
   /**
@@ -360,6 +396,7 @@ export class BullmqDriver implements Driver {
   #lane(lockMs: number): LeaseLane {
     const existing = this.#lanes.get(lockMs);
     if (existing) return existing;
+    const stalledInterval = stalledIntervalFor(this.#options, lockMs);
     const worker = new Worker(this.#queue.name, null, {
       connection: this.#connection,
       prefix: this.#options.prefix,
@@ -367,16 +404,57 @@ export class BullmqDriver implements Driver {
       lockDuration: lockMs,
       skipLockRenewal: true,
       maxStalledCount: UNBOUNDED_STALLS,
-      stalledInterval: this.#options.stalledIntervalMs,
+      stalledInterval,
       removeOnComplete: { age: this.#options.keepCompletedSeconds },
       removeOnFail: { age: this.#options.keepFailedSeconds },
     });
     worker.on('error', () => {});
-    // One checker per driver is enough: BullMQ spaces the checks of every worker on the queue.
-    if (this.#lanes.size === 0) void worker.startStalledCheckTimer().catch(() => {});
+    this.#checkStalledEvery(worker, stalledInterval);
     const lane = new LeaseLane(worker, lockMs, this.capabilities.batch.receive);
     this.#lanes.set(lockMs, lane);
     return lane;
+  }
+
+  /**
+   * One checker per driver is enough (BullMQ spaces the checks of every worker on the queue), at
+   * the pace the shortest lease needs: a shorter lease than any before speeds the checker up.
+   */
+  #checkStalledEvery(worker: Worker, intervalMs: number): void {
+    const current = this.#stalledChecker;
+    if (current && current.intervalMs <= intervalMs) return;
+    this.#stalledChecker = { worker, intervalMs };
+    if (!current) {
+      void this.#checkStalled();
+    } else if (this.#stalledTimer) {
+      clearTimeout(this.#stalledTimer);
+      this.#stalledTimer = undefined;
+      this.#scheduleStalledCheck();
+    }
+  }
+
+  /**
+   * BullMQ's stall check, run by the driver's own loop instead of the Worker's: only while the
+   * queue exists, since the check writes the queue's meta key back, and a deleted queue must
+   * stay deleted down to its last key.
+   */
+  async #checkStalled(): Promise<void> {
+    this.#stalledTimer = undefined;
+    const checker = this.#stalledChecker;
+    if (this.#closed || !checker) return;
+    try {
+      const exists = await this.#connection.exists(existenceKey(this.#options.prefix, this.#queue.name));
+      if (exists === 1 && !this.#closed) await checker.worker.getBackend().moveStalledJobsToWait();
+    } catch {
+      // The next check tries again; a receive reports what is wrong with Redis.
+    }
+    this.#scheduleStalledCheck();
+  }
+
+  #scheduleStalledCheck(): void {
+    if (this.#closed || this.#stalledTimer || !this.#stalledChecker) return;
+    this.#stalledTimer = setTimeout(() => void this.#checkStalled(), this.#stalledChecker.intervalMs);
+    // Never what keeps a process alive: a consumer's receive loop does that.
+    this.#stalledTimer.unref();
   }
 
   /** NOT_FOUND once the queue was deleted (its existence key is gone). */

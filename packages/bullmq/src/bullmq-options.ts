@@ -30,9 +30,16 @@ export interface BullmqDriverOptions {
   /**
    * How often the stalled checker looks for jobs whose lock ran out (a lost lease, a crashed
    * worker) and hands them back. A lost lease comes back within about this long after it ends.
-   * Default 5000 ms.
+   * Default: a quarter of the shortest lease this driver received with, from 250 ms to 5000 ms,
+   * so a lease ends on time whatever its length.
    */
   stalledIntervalMs?: number;
+  /**
+   * Jobs received more often than this go to the dead letters on their next receive, as an SQS
+   * redrive policy does. Default none. The adapter reads it from the queue, where the admin's
+   * `createQueue` stored it.
+   */
+  redriveAfterReceives?: number;
   /** Largest encoded envelope plus attributes. Default 256 KiB, the portable limit. */
   maxBodyBytes?: number;
   /** For messages and logs. Default `bullmq:<queueName>`. */
@@ -43,7 +50,9 @@ export interface BullmqDriverOptions {
 export const BULLMQ_BATCH = { publish: 500, receive: 50, settle: 100 } as const;
 export const DEFAULT_DEDUPE_WINDOW_SECONDS = 300;
 export const DEFAULT_KEEP_FAILED_SECONDS = 14 * 86_400;
-export const DEFAULT_STALLED_INTERVAL_MS = 5000;
+/** The derived stalled-check interval's bounds: checks cost a script run each, on every queue. */
+export const MIN_STALLED_INTERVAL_MS = 250;
+export const MAX_STALLED_INTERVAL_MS = 5000;
 /** BullMQ keeps a job until it is processed; the manifest needs a finite number. */
 const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
 /** Bodies past this would make every Redis round trip slow for everyone on the server. */
@@ -54,7 +63,9 @@ export interface ResolvedOptions {
   dedupeWindowSeconds: number;
   keepCompletedSeconds: number;
   keepFailedSeconds: number;
-  stalledIntervalMs: number;
+  redriveAfterReceives: number | undefined;
+  /** Explicit, or undefined to derive it from the leases in use. */
+  stalledIntervalMs: number | undefined;
   maxBodyBytes: number;
 }
 
@@ -91,7 +102,14 @@ export function resolveOptions(
     dedupeWindowSeconds,
     keepCompletedSeconds,
     keepFailedSeconds: whole('keepFailedSeconds', options.keepFailedSeconds, DEFAULT_KEEP_FAILED_SECONDS, 0),
-    stalledIntervalMs: whole('stalledIntervalMs', options.stalledIntervalMs, DEFAULT_STALLED_INTERVAL_MS, 10),
+    redriveAfterReceives:
+      options.redriveAfterReceives === undefined
+        ? undefined
+        : whole('redriveAfterReceives', options.redriveAfterReceives, 1, 1),
+    stalledIntervalMs:
+      options.stalledIntervalMs === undefined
+        ? undefined
+        : whole('stalledIntervalMs', options.stalledIntervalMs, MAX_STALLED_INTERVAL_MS, 10),
     maxBodyBytes: whole('maxBodyBytes', options.maxBodyBytes, MAX_BODY_BYTES, 1024, LARGEST_BODY_BYTES),
   };
 }
@@ -113,8 +131,9 @@ export function bullmqCapabilities(options: ResolvedOptions): Capabilities {
     batch: { ...BULLMQ_BATCH },
     // A lock taken by a later receive has another token: BullMQ refuses the old one.
     staleReceipt: 'rejected',
-    // Failed jobs are the dead letters; stalls never fail a job (maxStalledCount is unbounded).
-    deadLetter: { move: true, redriveAfterReceives: null },
+    // Failed jobs are the dead letters; stalls never fail a job (maxStalledCount is unbounded),
+    // the driver's redrive count does.
+    deadLetter: { move: true, redriveAfterReceives: options.redriveAfterReceives ?? null },
   };
 }
 
@@ -132,4 +151,16 @@ function whole(
     });
   }
   return value;
+}
+
+/**
+ * How often to look for jobs whose lock ran out, for a lease of `lockMs`: the explicit option, or
+ * a quarter of the lease within bounds. A lost lease then comes back within about a quarter lease
+ * of its end, not BullMQ's fixed 30 s nor a fixed 5 s that a 1 s lease would wait out five times.
+ */
+export function stalledIntervalFor(options: ResolvedOptions, lockMs: number): number {
+  return (
+    options.stalledIntervalMs ??
+    Math.min(MAX_STALLED_INTERVAL_MS, Math.max(MIN_STALLED_INTERVAL_MS, Math.round(lockMs / 4)))
+  );
 }

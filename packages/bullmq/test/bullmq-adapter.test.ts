@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import { inspect } from 'node:util';
-import { AdapterRegistry, openQueue, type QueueAdmin } from '@queueport/core';
+import { AdapterRegistry, DEFAULT_REDRIVE_AFTER_RECEIVES, openQueue, type QueueAdmin } from '@queueport/core';
 import { Queue as BullQueue } from 'bullmq';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { bullmqAdapter, createBullmqAdapter } from '../src';
@@ -203,7 +203,8 @@ describe('createBullmqAdapter({ connection })', () => {
 
 describe('bullmq admin', () => {
   it.each([
-    [{ redriveAfterReceives: 3 }, 'redriveAfterReceives'],
+    [{ redriveAfterReceives: 0 }, 'redriveAfterReceives'],
+    [{ redriveAfterReceives: 1.5 }, 'redriveAfterReceives'],
     [{ settings: { fifo: true } }, 'settings'],
   ])('createQueue refuses %j, naming the field, and creates nothing', async (request, field) => {
     const admin = await openAdmin();
@@ -251,6 +252,42 @@ describe('bullmq admin', () => {
     expect(await scanKeys(redis, `${prefix}:${name}:*`)).toEqual([]);
     expect(await scanKeys(redis, `${prefix}:${name}-sibling:*`)).toEqual(siblingKeys);
     expect(await admin.stats(siblingUrl)).toMatchObject({ depth: 1 });
+  });
+
+  // A driver still open on the queue keeps running BullMQ's stall check, which writes the
+  // queue's meta key back: a conformance run used to leave `<prefix>:conformance-<id>:meta`.
+  it('deleteQueue leaves no key behind while a driver is still open on the queue', async () => {
+    const admin = await openAdmin();
+    const name = freshName('open');
+    const url = await admin.createQueue({ name });
+    const queue = track(await registry.openQueue(url, { retry: { maxAttempts: 1 } }));
+    await queue.publish(event('one'));
+    const [delivery] = await queue.receive({ leaseSeconds: 1 });
+    await delivery!.ack();
+    await admin.deleteQueue(url);
+    // Several stall checks' worth (every 100 ms here) with the queue still open.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await scanKeys(redis, `${prefix}:${name}:*`)).toEqual([]);
+  });
+
+  it('createQueue gives a queue the portable default redrive count, or the one asked for', async () => {
+    const admin = await openAdmin();
+    const byDefault = track(await registry.openQueue(await admin.createQueue({ name: freshName('dflt') })));
+    expect(byDefault.capabilities.deadLetter.redriveAfterReceives).toBe(DEFAULT_REDRIVE_AFTER_RECEIVES);
+
+    const url = await admin.createQueue({ name: freshName('redrive'), redriveAfterReceives: 2 });
+    const queue = track(await registry.openQueue(url, { retry: { maxAttempts: 1 } }));
+    expect(queue.capabilities.deadLetter.redriveAfterReceives).toBe(2);
+    await queue.publish(event('twice'));
+    for (const expected of [1, 2]) {
+      const [delivery] = await queue.receive({ waitSeconds: 1 });
+      expect(delivery!.receiveCount).toBe(expected);
+      await delivery!.release();
+    }
+    // The third receive finds it past the redrive count: it goes to the dead letters instead.
+    expect(await queue.receive({ waitSeconds: 0.5 })).toEqual([]);
+    const [dead] = await admin.listDeadLetters!(url, { limit: 10 });
+    expect(dead).toMatchObject({ eventId: 'twice', reason: expect.stringContaining('redriveAfterReceives') });
   });
 
   it('answers NOT_FOUND for a deleted queue: stats, dead letters, purge and a second delete', async () => {

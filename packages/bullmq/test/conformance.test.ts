@@ -3,12 +3,15 @@ import { describeConformance } from '@queueport/conformance/vitest';
 import { bullmqAdapter } from '../src';
 import { bullmqProviderUrl } from './support/redis';
 
-// The whole suite on a real Redis, on real time at the suite's documented timing. A stalled
-// check every 250 ms returns a lost lease well inside the suite's 1 s of slack.
+// The whole suite on a real Redis, on real time at the suite's documented timing, with the
+// URL's default options: the stalled check follows the leases in use, so a lost lease comes back
+// well inside the suite's 1 s of slack without a stalledIntervalMs of its own.
 describeConformance(
   'bullmq',
-  adapterHarness(bullmqAdapter, bullmqProviderUrl({ prefix: 'qp-conformance', stalledIntervalMs: 250 })),
-  { numRuns: 2 },
+  adapterHarness(bullmqAdapter, bullmqProviderUrl({ prefix: 'qp-conformance' })),
+  {
+    numRuns: 2,
+  },
 );
 
 // The default 300 s dedupe window is too long to wait out on real time, so `dedupe-window` is
@@ -17,9 +20,6 @@ describeConformance(
 // than 2 s between the publishes they expect to be absorbed.
 describeConformance(
   'bullmq, 2 s dedupe window',
-  adapterHarness(
-    bullmqAdapter,
-    bullmqProviderUrl({ prefix: 'qp-conformance', stalledIntervalMs: 250, dedupeWindowSeconds: 2 }),
-  ),
+  adapterHarness(bullmqAdapter, bullmqProviderUrl({ prefix: 'qp-conformance', dedupeWindowSeconds: 2 })),
   { numRuns: 2, properties: [dedupeWindow] },
 );
