@@ -64,10 +64,7 @@ export function errorWithoutUrlSecrets(error: unknown, url: string | URL): unkno
   if (!(error instanceof Error)) return error;
   const message = withoutUrlSecrets(error.message, url);
   if (isQueueError(error)) {
-    const details = JSON.parse(withoutUrlSecrets(JSON.stringify(error.details ?? {}), url)) as Record<
-      string,
-      unknown
-    >;
+    const details = scrubbed(error.details ?? {}, url) as Record<string, unknown>;
     if (message === error.message && JSON.stringify(details) === JSON.stringify(error.details ?? {})) {
       return error;
     }
@@ -81,4 +78,21 @@ export function errorWithoutUrlSecrets(error: unknown, url: string | URL): unkno
   const code = (error as { code?: unknown }).code;
   // The code stays: it is what classifies a network failure (ECONNREFUSED) as UNAVAILABLE.
   return Object.assign(new Error(message), typeof code === 'string' ? { code } : {});
+}
+
+/** Every string in a plain value (keys too), scrubbed; what is not plain data is dropped. */
+function scrubbed(value: unknown, url: string | URL, depth = 0): unknown {
+  if (typeof value === 'string') return withoutUrlSecrets(value, url);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
+  if (depth > 4) return undefined;
+  if (Array.isArray(value)) return value.map((item) => scrubbed(item, url, depth + 1));
+  if (typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        withoutUrlSecrets(key, url),
+        scrubbed(item, url, depth + 1),
+      ]),
+    );
+  }
+  return undefined;
 }
