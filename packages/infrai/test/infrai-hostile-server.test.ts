@@ -75,7 +75,12 @@ describe('timeoutMs bounds the whole request, body included', () => {
     const outcomes = await Promise.all([
       within(6_000, receive(driver)),
       within(6_000, driver.ack(['r1'])),
-      within(6_000, driver.publish([{ body: '{"a":1}', attributes: {}, dedupeKey: 'e1', delaySeconds: 0 }])),
+      within(
+        6_000,
+        driver.publish([
+          { body: '{"a":1}', attributes: {}, dedupeKey: 'e1', eventId: 'e1', delaySeconds: 0 },
+        ]),
+      ),
     ]);
     const took = performance.now() - started;
     expect(outcomes.map((o) => o.settled)).toEqual([true, true, true]);
@@ -253,7 +258,7 @@ describe('only an explicit success confirms', () => {
     ]) {
       server.handle((_req, res) => res.writeHead(200).end(envelope({ results: [result] })));
       const outcome = await driver
-        .publish([{ body: '{"a":1}', attributes: {}, dedupeKey: 'e1', delaySeconds: 0 }])
+        .publish([{ body: '{"a":1}', attributes: {}, dedupeKey: 'e1', eventId: 'e1', delaySeconds: 0 }])
         .catch((error: unknown) => [{ ok: false, error }]);
       expect(outcome[0], JSON.stringify(result)).toMatchObject({ ok: false });
       expect((outcome[0] as { error: unknown }).error).toBeInstanceOf(QueueError);

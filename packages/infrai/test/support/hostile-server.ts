@@ -3,11 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 
 /** How a hostile server answers one request; the request's body has been read already. */
-export type HostileHandler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: string,
-) => void | Promise<void>;
+export type HostileHandler = (req: IncomingMessage, res: ServerResponse, body: string) => unknown;
 
 export interface HostileServer {
   readonly url: string;
