@@ -147,7 +147,15 @@ describe('DeliveryWorker events', () => {
     await until(() => namesOf(log).includes('drained') && namesOf(log).includes('report'), 'the delivery');
     await w.close();
 
-    expect(namesOf(log)).toEqual(['received', 'acked', 'report', 'drained', 'closing', 'closed']);
+    expect(namesOf(log)).toEqual([
+      'receiving',
+      'received',
+      'acked',
+      'report',
+      'drained',
+      'closing',
+      'closed',
+    ]);
     expect(payloadOf(log, 'received').delivery.envelope.event_id).toBe(EVENT_ID);
     expect(payloadOf(log, 'acked').result).toBe('delivered');
     expect(payloadOf(log, 'report')).toMatchObject({ eventId: EVENT_ID, result: 'delivered', attempt: 1 });
@@ -222,7 +230,7 @@ describe('DeliveryWorker events', () => {
     await clock.advance(1);
     expect(state.settled).toBe(true);
     await closing;
-    expect(namesOf(log)).toEqual(['received', 'closing', 'released', 'closed']);
+    expect(namesOf(log)).toEqual(['receiving', 'received', 'closing', 'released', 'closed']);
     expect(payloadOf(log, 'released')).toMatchObject({ cause: 'closing', delaySeconds: 0 });
     expect(payloadOf(log, 'closed')).toEqual({ abandoned: 1 });
 
@@ -240,7 +248,13 @@ describe('DeliveryWorker events', () => {
     w.start({ handlerTimeoutMs: 2_000, retry: { baseMs: 60_000, maxMs: 60_000, jitter: 0 } });
     await queue.publish({ envelope: envelope() });
     await until(() => namesOf(log).includes('released'), 'the timeout');
-    expect(namesOf(log).slice(0, 4)).toEqual(['received', 'handler-timeout', 'handler-failed', 'released']);
+    expect(namesOf(log).slice(0, 5)).toEqual([
+      'receiving',
+      'received',
+      'handler-timeout',
+      'handler-failed',
+      'released',
+    ]);
     expect(payloadOf(log, 'handler-timeout')).toMatchObject({ timeoutMs: 2_000 });
     expect(payloadOf(log, 'released')).toMatchObject({ cause: 'handler-timeout', delaySeconds: 60 });
     // The request itself is aborted, not only abandoned: the sender was given the handler's signal.

@@ -7,6 +7,7 @@ import {
   type ConsumeOptions,
   type Consumer,
   type ConsumerEvents,
+  DEFAULT_REDRIVE_AFTER_RECEIVES,
   type Envelope,
   type EventListener,
   type EventLogger,
@@ -164,10 +165,13 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     const redrive = queue.capabilities.deadLetter.redriveAfterReceives;
     if (redrive !== null && redrive < this.#retry.maxAttempts) {
       // Every attempt is a receive: the provider would dead-letter events the ledger still retries.
+      const { maxAttempts } = this.#retry;
       throw new QueueError(
         'INVALID_ARGUMENT',
-        `${queue.name} dead-letters after ${redrive} receives, fewer than the ${this.#retry.maxAttempts} attempts of the retry policy`,
-        { details: { redriveAfterReceives: redrive, maxAttempts: this.#retry.maxAttempts } },
+        `${queue.name} dead-letters after ${redrive} receives, fewer than the ${maxAttempts} attempts of the retry policy: ` +
+          `create the queue with redriveAfterReceives of at least ${maxAttempts} (the admins' default, DEFAULT_REDRIVE_AFTER_RECEIVES, is ${DEFAULT_REDRIVE_AFTER_RECEIVES}), ` +
+          `or give the worker retry: { maxAttempts: ${redrive} } or fewer`,
+        { details: { redriveAfterReceives: redrive, maxAttempts } },
       );
     }
     if (!queue.capabilities.leaseExtension && leaseSeconds < this.ledgerLeaseSeconds) {
@@ -210,6 +214,15 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
   /** Re-emits a consumer's events as the worker's own until it stops. */
   #forward(consumer: Consumer): void {
     this.#consumers.add(consumer);
+    // The first receive answered is either the first delivery or the first empty answer, and
+    // it is announced before either is forwarded.
+    let receiving = false;
+    const announce = () => {
+      if (receiving) return;
+      receiving = true;
+      this.#events.emit('receiving', { consumer });
+    };
+    const announcers = [consumer.on('received', announce), consumer.once('drained', announce)];
     const stops = FORWARDED_CONSUMER_EVENTS.map((name) =>
       consumer.on(name, (payload) => {
         // Someone else listening on the consumer (its onError, say) has heard a problem already.
@@ -220,7 +233,7 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     const closed: EventListener<ConsumerEvents['closed']> = ({ abandoned }) => {
       this.#abandoned += abandoned;
     };
-    stops.push(consumer.once('closed', closed));
+    stops.push(consumer.once('closed', closed), ...announcers);
     const stopped = () => {
       for (const stop of stops) stop();
       this.#consumers.delete(consumer);

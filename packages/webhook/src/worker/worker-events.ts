@@ -1,5 +1,6 @@
 import {
   CONSUMER_EVENT_NAMES,
+  type Consumer,
   type ConsumerEvents,
   type ConsumerReleaseCause,
   type Delivery,
@@ -27,6 +28,13 @@ export type WorkerReleaseCause =
  */
 export interface DeliveryWorkerEvents
   extends Omit<ConsumerEvents, 'acked' | 'released' | 'lease-lost' | 'closing' | 'closed'> {
+  /**
+   * A consumer `start()` made has had its first receive answered, with messages or without: the
+   * worker is taking deliveries from the queue from now on. Once per `start()`, before that
+   * consumer's first `received` or `drained`. While the provider cannot be reached it waits,
+   * and each failed receive is an `error` event instead.
+   */
+  receiving: { consumer: Consumer };
   /** Every delivery the worker processed, with its result (`onReport` is a listener of this). */
   report: DeliveryReport;
   /** Acked: delivered now (`delivered`), settled earlier (`already-settled`), or by a consumer (no result). */
@@ -54,6 +62,7 @@ export const DELIVERY_WORKER_EVENT_NAMES = eventNames<DeliveryWorkerEvents>({
   closing: true,
   closed: true,
   error: true,
+  receiving: true,
   report: true,
   retry: true,
 });
