@@ -242,18 +242,32 @@ export class BullmqDriver implements Driver {
     return this.#settle(
       entries.map((entry) => entry.receipt),
       true,
-      async ({ job, token, broken }, index) => {
-        if (!broken) return job.moveToFailed(new UnrecoverableError(entries[index]!.reason), token, false);
-        const moved = await quarantineJob(
-          this.#connection,
-          this.#queueKey,
-          job.id!,
-          token,
-          `bullmq: ${broken}`,
-        );
-        if (!moved) throw lockLost(job.id);
-      },
+      ({ job, token, broken }, index) =>
+        this.#moveToDeadLetters(
+          { job, token, broken },
+          broken ? `bullmq: ${broken}` : entries[index]!.reason,
+        ),
     );
+  }
+
+  /**
+   * BullMQ's move to the failed set, or the driver's own where BullMQ's script cannot move the
+   * job (it reads fields a foreign job has wrong): a job meant for the dead letters gets there.
+   */
+  async #moveToDeadLetters({ job, token, broken }: Omit<HeldJob, 'lane'>, reason: string): Promise<void> {
+    if (!broken) {
+      try {
+        await job.moveToFailed(new UnrecoverableError(reason), token, false);
+        return;
+      } catch (error) {
+        // Lock and connection failures are what they say; anything else is the job's fields.
+        if (classifyBullmqError(error) !== undefined || (error as { code?: unknown }).code !== undefined) {
+          throw error;
+        }
+      }
+    }
+    const moved = await quarantineJob(this.#connection, this.#queueKey, job.id!, token, reason);
+    if (!moved) throw lockLost(job.id);
   }
 
   async close(): Promise<void> {
@@ -322,13 +336,10 @@ export class BullmqDriver implements Driver {
     if (over.length === 0) return taken.map((held) => this.#hold(held));
     // A move that fails leaves the job locked until its lease ends; it is looked at again then.
     await Promise.allSettled(
-      over.map(({ job, token }) =>
-        job.moveToFailed(
-          new UnrecoverableError(
-            `bullmq: received ${job.attemptsStarted - 1} times, the queue's redriveAfterReceives (${limit})`,
-          ),
-          token,
-          false,
+      over.map((held) =>
+        this.#moveToDeadLetters(
+          held,
+          `bullmq: received ${held.job.attemptsStarted - 1} times, the queue's redriveAfterReceives (${limit})`,
         ),
       ),
     );
@@ -344,6 +355,10 @@ export class BullmqDriver implements Driver {
     this.#held.set(receipt, held);
     // Every move to active counts, a stall's redelivery included.
     const count = checkReceiveCount(held.job.attemptsStarted);
+    // queueport never writes these: BullMQ's scripts would follow them into keys it does not own.
+    if (held.job.parentKey || held.job.repeatJobKey) {
+      held.broken ??= 'it belongs to a BullMQ flow or job scheduler, which queueport does not run';
+    }
     const decoded = held.broken || typeof count === 'string' ? undefined : decodeJobData(held.job.data);
     if (decoded?.ok && typeof count === 'number') {
       return {
