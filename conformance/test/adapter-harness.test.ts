@@ -44,10 +44,13 @@ describe('adapterHarness', () => {
     expect(created.every((r) => r.redriveAfterReceives === SCRATCH_REDRIVE_AFTER_RECEIVES)).toBe(true);
     expect([...live]).toEqual([]);
     const own = recorded();
-    await runConformance(adapterHarness(own.definition, 'memory://', { createQueue: { redriveAfterReceives: 2 } }), {
-      properties: [deadLetters],
-      numRuns: 1,
-    });
+    await runConformance(
+      adapterHarness(own.definition, 'memory://', { createQueue: { redriveAfterReceives: 2 } }),
+      {
+        properties: [deadLetters],
+        numRuns: 1,
+      },
+    );
     expect(own.created.map((r) => r.redriveAfterReceives)).toEqual([2, 2]);
   });
 
@@ -78,7 +81,10 @@ describe('adapterHarness', () => {
       ['dead-letters', 'passed', undefined],
     ]);
     expect(report.results[0]!.notes).toEqual(
-      expect.arrayContaining([expect.stringContaining('redriveDeadLetters'), expect.stringContaining('purge')]),
+      expect.arrayContaining([
+        expect.stringContaining('redriveDeadLetters'),
+        expect.stringContaining('purge'),
+      ]),
     );
     expect(report.results[1]!.notes).toEqual([expect.stringContaining('listDeadLetters')]);
   });
