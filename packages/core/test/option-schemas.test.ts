@@ -91,7 +91,7 @@ describe('queue.consume(handler, options): checked before the loop starts', () =
     ['leaseSeconds 0 (an extension every instant)', { leaseSeconds: 0 }, 'leaseSeconds'],
     ['leaseSeconds past the manifest', { leaseSeconds: 50_000 }, 'leaseSeconds'],
     ['leaseSeconds as a string', { leaseSeconds: '30' }, 'leaseSeconds'],
-    ['waitSeconds past the long poll', { waitSeconds: 21 }, 'waitSeconds'],
+    ['waitSeconds infinite', { waitSeconds: Number.POSITIVE_INFINITY }, 'waitSeconds'],
     ['waitSeconds negative', { waitSeconds: -1 }, 'waitSeconds'],
     [
       'waitSeconds of a nanosecond (a long poll that ends at once, and the loop spun)',
@@ -161,7 +161,7 @@ describe('queue.receive(options)', () => {
     ['options that are not an object', null, 'options'],
     ['an unknown option', { max: 5 }, 'max'],
     ['maxMessages 1.5', { maxMessages: 1.5 }, 'maxMessages'],
-    ['maxMessages past the batch', { maxMessages: 11 }, 'maxMessages'],
+    ['maxMessages 0', { maxMessages: 0 }, 'maxMessages'],
     ['waitSeconds as a string (was accepted)', { waitSeconds: '1' }, 'waitSeconds'],
     ['waitSeconds NaN', { waitSeconds: Number.NaN }, 'waitSeconds'],
     ['leaseSeconds NaN', { leaseSeconds: Number.NaN }, 'leaseSeconds'],

@@ -9,6 +9,7 @@ import {
 } from '../events';
 import { checkOptions } from '../options';
 import type { AnyEvents, EventMap } from '../payloads';
+import { CAP_OPTION } from '../queue/capped-option';
 import type { Delivery } from '../queue/delivery';
 import { checkLeaseSeconds, checkWaitSeconds } from '../queue/message-checks';
 import type { Queue } from '../queue/queue';
@@ -82,6 +83,18 @@ export interface ConsumeOptions {
   onError?: (error: unknown, delivery?: Delivery) => void;
 }
 
+/**
+ * What a consumer runs with, once its options are checked and capped to the provider: a
+ * `waitSeconds` past `longPollMaxSeconds` is the maximum here (and a `capped` event on the
+ * Queue said so).
+ */
+export interface ConsumerSettings {
+  readonly concurrency: number;
+  readonly leaseSeconds: number;
+  readonly waitSeconds: number;
+  readonly handlerTimeoutMs: number | undefined;
+}
+
 export interface CloseOptions {
   /**
    * How long in-flight handlers may still run, in milliseconds of the Queue's clock. Then their
@@ -127,6 +140,8 @@ export class Consumer implements EventSource<ConsumerEvents> {
     errors: 0,
     timedOut: 0,
   };
+  /** The options in effect, capped to the provider where an option is only a provider maximum. */
+  readonly settings: ConsumerSettings;
   /** Resolves when the loop has stopped and every in-flight delivery is settled (or released at close's bound). */
   readonly done: Promise<void>;
   readonly #queue: Queue;
@@ -171,7 +186,12 @@ export class Consumer implements EventSource<ConsumerEvents> {
     this.#concurrency = options.concurrency ?? 1;
     const caps = queue.capabilities;
     this.#leaseSeconds = checkLeaseSeconds(options.leaseSeconds ?? Math.min(30, caps.leaseSeconds.max), caps);
-    this.#waitSeconds = checkWaitSeconds(options.waitSeconds ?? Math.min(1, caps.longPollMaxSeconds), caps);
+    this.#waitSeconds = queue[CAP_OPTION](
+      'waitSeconds',
+      checkWaitSeconds(options.waitSeconds ?? Math.min(1, caps.longPollMaxSeconds)),
+      caps.longPollMaxSeconds,
+      'consume',
+    );
     if (this.#waitSeconds > 0 && this.#waitSeconds < MIN_WAIT_SECONDS) {
       // Below a millisecond a long poll ends at once, and only a wait of 0 makes the loop pause.
       throw new QueueError(
@@ -182,6 +202,12 @@ export class Consumer implements EventSource<ConsumerEvents> {
     }
     this.#retry = redeliveryPolicy(options.retry, caps.deadLetter.redriveAfterReceives, queue.name);
     this.#handlerTimeoutMs = options.handlerTimeoutMs;
+    this.settings = Object.freeze({
+      concurrency: this.#concurrency,
+      leaseSeconds: this.#leaseSeconds,
+      waitSeconds: this.#waitSeconds,
+      handlerTimeoutMs: this.#handlerTimeoutMs,
+    });
     this.#events = new TypedEmitter<ConsumerEvents>({
       source: `consumer over ${queue.name}`,
       names: CONSUMER_EVENT_NAMES,

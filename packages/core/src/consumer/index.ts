@@ -2,6 +2,7 @@ export {
   type CloseOptions,
   type ConsumeOptions,
   Consumer,
+  type ConsumerSettings,
   type Handler,
   type HandlerContext,
 } from './consumer';

@@ -1,4 +1,5 @@
 import type { QueueError } from '../errors';
+import type { CappedEvent } from '../queue/capped-option';
 import type { QueueHooks } from '../queue/queue';
 import { eventNames, type ListenerErrorEvent, type TypedEmitter } from './emitter';
 
@@ -29,6 +30,12 @@ export interface QueueEvents {
     count: number;
     error: QueueError;
   };
+  /**
+   * An option that exists only as a provider maximum was asked for past it, and the maximum was
+   * used: `waitSeconds` past `longPollMaxSeconds` (including providers that cannot wait, whose
+   * maximum is 0), `maxMessages` past `batch.receive`. Informational; nothing was refused.
+   */
+  capped: CappedEvent;
   /** `close()` began: receives are refused from now on, and consumers drain. */
   closing: { timeoutMs: number | undefined };
   /** Every consumer has stopped and the driver is closed. */
@@ -42,6 +49,7 @@ export const QUEUE_EVENT_NAMES = eventNames<QueueEvents>({
   'invalid-message': true,
   'bridge-error': true,
   'driver-fault': true,
+  capped: true,
   closing: true,
   closed: true,
   error: true,

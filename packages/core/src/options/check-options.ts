@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { QueueError } from '../errors';
+import { QueueError, redactSecrets } from '../errors';
 import {
   closeOptionsSchema,
   consumeOptionsSchema,
@@ -53,13 +53,39 @@ export interface OptionProblem {
 export function checkOptions<T extends object>(kind: OptionsKind, value: T | undefined, prefix = ''): T {
   if (value === undefined) return {} as T;
   const { validate, nested } = compiled[kind];
-  const copy = snapshot(value, nested);
-  if (validate(copy)) return copy as T;
+  let copy: unknown;
+  let valid: boolean;
+  try {
+    copy = snapshot(value, nested);
+    valid = validate(copy);
+  } catch (error) {
+    // A getter or Proxy trap that throws: the caller gets a typed error, not its own.
+    throw unreadable(kind, prefix, error);
+  }
+  if (valid) return copy as T;
   const problems = describe(validate.errors, prefix).map((p) => ({ ...p, text: `${p.field} ${p.message}` }));
   const first = problems[0]?.field ?? (prefix.replace(/\.$/, '') || kind);
   throw new QueueError('INVALID_ARGUMENT', `invalid ${kind}: ${problems.map((p) => p.text).join('; ')}`, {
     details: { field: first, problems: problems.map((p) => p.text) },
   });
+}
+
+/** The typed refusal of an argument whose reading threw (a getter, a Proxy trap). */
+export function unreadable(what: string, prefix: string, error: unknown): QueueError {
+  const field = prefix.replace(/\.$/, '') || what;
+  const subject = field === what ? what : `invalid ${what}: ${field}`;
+  return new QueueError('INVALID_ARGUMENT', `${subject} could not be read (${reasonOf(error)})`, {
+    details: { field },
+  });
+}
+
+function reasonOf(error: unknown): string {
+  try {
+    const message = error instanceof Error ? error.message : String(error);
+    return redactSecrets(message.slice(0, 200));
+  } catch {
+    return 'reading it threw';
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,4 @@
-export { checkOptions, type OptionProblem, type OptionsKind } from './check-options';
+export { checkOptions, type OptionProblem, type OptionsKind, unreadable } from './check-options';
 export {
   closeOptionsSchema,
   consumeOptionsSchema,

@@ -1,5 +1,6 @@
 export type { AnyDelivery, AnyQueue } from './any-queue';
 export { DEFAULT_CALL_TIMEOUT_MS } from './call-deadline';
+export type { CappedEvent, CappedOption } from './capped-option';
 export type { Delivery } from './delivery';
 export { checkDelay, fitDelay, messageSizeBytes } from './message-checks';
 export {

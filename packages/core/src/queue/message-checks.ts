@@ -3,6 +3,7 @@ import type { Driver } from '../driver';
 import { isWellFormed } from '../envelope/read-json';
 import { QueueError } from '../errors';
 import { MAX_ATTRIBUTES, RESERVED_ATTRIBUTE_PREFIX } from '../limits';
+import { unreadable } from '../options';
 
 const DRIVER_METHODS = ['publish', 'receive', 'ack', 'release', 'close'] as const;
 
@@ -42,6 +43,15 @@ export function checkDriver(driver: unknown): asserts driver is Driver {
  * with a hole (`[a, , b]`), is INVALID_ARGUMENT before anything is sent.
  */
 export function entriesOf<T>(entries: readonly T[], method: string, field: string): T[] {
+  try {
+    return readEntries(entries, method, field);
+  } catch (error) {
+    if (error instanceof QueueError) throw error;
+    throw unreadable(method, `${field}.`, error);
+  }
+}
+
+function readEntries<T>(entries: readonly T[], method: string, field: string): T[] {
   if (!Array.isArray(entries)) {
     throw new QueueError('INVALID_ARGUMENT', `${method} takes an array`, { details: { field } });
   }
@@ -117,6 +127,16 @@ const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
  * Values must be well-formed strings: a lone surrogate does not survive a provider's UTF-8.
  */
 export function checkAttributes(attributes: unknown): Record<string, string> {
+  try {
+    return readAttributes(attributes);
+  } catch (error) {
+    // A getter or Proxy trap that throws: a typed refusal, not the caller's own error.
+    if (error instanceof QueueError) throw error;
+    throw unreadable('attributes', 'attributes.', error);
+  }
+}
+
+function readAttributes(attributes: unknown): Record<string, string> {
   if (attributes === undefined) return {};
   if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) {
     throw new QueueError('INVALID_ARGUMENT', 'attributes must be an object of string values', {
@@ -182,10 +202,13 @@ export function checkLeaseSeconds(leaseSeconds: unknown, caps: Capabilities, fie
   return leaseSeconds;
 }
 
-/** A receive's long poll: 0 to the manifest's `longPollMaxSeconds`. */
-export function checkWaitSeconds(waitSeconds: unknown, caps: Capabilities): number {
-  if (!(typeof waitSeconds === 'number' && waitSeconds >= 0 && waitSeconds <= caps.longPollMaxSeconds)) {
-    throw new QueueError('INVALID_ARGUMENT', `waitSeconds must be from 0 to ${caps.longPollMaxSeconds}`, {
+/**
+ * A receive's long poll: a finite number of seconds, 0 or more. A longer wait than the
+ * provider's `longPollMaxSeconds` is not refused here: the caller caps it and says so.
+ */
+export function checkWaitSeconds(waitSeconds: unknown): number {
+  if (!(typeof waitSeconds === 'number' && Number.isFinite(waitSeconds) && waitSeconds >= 0)) {
+    throw new QueueError('INVALID_ARGUMENT', `waitSeconds must be a number of seconds, 0 or more`, {
       details: { field: 'waitSeconds' },
     });
   }

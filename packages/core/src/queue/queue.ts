@@ -33,6 +33,7 @@ import {
 } from '../payloads';
 import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '../retry';
 import { callBoundMs, DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './call-deadline';
+import { CAP_OPTION, type CappedEvent, type CappedOption, type OptionCapper } from './capped-option';
 import type { Delivery } from './delivery';
 import { boundAnswer, type CheckedMessage, checkDriverMessage } from './driver-answer';
 import {
@@ -128,7 +129,9 @@ const MAX_EMPTY_PASSES = 50;
  * retries, batching to the manifest's limits, delays past the provider's native maximum) so a
  * driver stays a thin translation of a few calls.
  */
-export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, EventSource<QueueEvents> {
+export class Queue<E extends EventMap = AnyEvents>
+  implements DeliverySettler, EventSource<QueueEvents>, OptionCapper
+{
   readonly driver: Driver;
   /** The driver's manifest narrowed to the portable limits: what this queue enforces. */
   readonly capabilities: Capabilities;
@@ -237,14 +240,16 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
     this.#assertOpen();
     const options = checkOptions('receive options', receiveOptions);
     const caps = this.capabilities;
-    const maxMessages = options.maxMessages ?? 1;
-    if (!Number.isInteger(maxMessages) || maxMessages < 1 || maxMessages > caps.batch.receive) {
-      throw new QueueError('INVALID_ARGUMENT', `maxMessages must be 1 to ${caps.batch.receive}`, {
+    const requestedMessages = options.maxMessages ?? 1;
+    if (!Number.isSafeInteger(requestedMessages) || requestedMessages < 1) {
+      throw new QueueError('INVALID_ARGUMENT', `maxMessages must be a whole number, 1 or more`, {
         details: { field: 'maxMessages' },
       });
     }
     const leaseSeconds = checkLeaseSeconds(options.leaseSeconds ?? this.#defaultLease, caps);
-    const waitSeconds = checkWaitSeconds(options.waitSeconds ?? 0, caps);
+    const requestedWait = checkWaitSeconds(options.waitSeconds ?? 0);
+    const maxMessages = this[CAP_OPTION]('maxMessages', requestedMessages, caps.batch.receive, 'receive');
+    const waitSeconds = this[CAP_OPTION]('waitSeconds', requestedWait, caps.longPollMaxSeconds, 'receive');
     const deadline = this.clock.now() + waitSeconds * 1000;
     for (let pass = 0; pass < MAX_EMPTY_PASSES; pass++) {
       const startedAt = this.clock.now();
@@ -264,6 +269,13 @@ export class Queue<E extends EventMap = AnyEvents> implements DeliverySettler, E
       if (deliveries.length > 0 || options.signal?.aborted) return deliveries as unknown as Delivery<E>[];
     }
     return [];
+  }
+
+  /** An option past the provider's maximum, as the maximum; a `capped` event says so. */
+  [CAP_OPTION](option: CappedOption, requested: number, max: number, source: CappedEvent['source']): number {
+    if (requested <= max) return requested;
+    this.#events.emit('capped', { option, requested, applied: max, source });
+    return max;
   }
 
   /** Acks many deliveries in chunks of `batch.settle`; one outcome per delivery, never a throw per entry. */
