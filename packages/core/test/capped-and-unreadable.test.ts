@@ -75,7 +75,7 @@ describe('an argument whose reading throws is a typed INVALID_ARGUMENT', () => {
     ],
   ])('%s', async (_name, run) => {
     const error = await Promise.resolve()
-      .then(run)
+      .then(run as () => unknown)
       .then(
         () => undefined,
         (caught: unknown) => caught,
