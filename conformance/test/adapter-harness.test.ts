@@ -2,12 +2,15 @@ import {
   adapterHarness,
   adminSurface,
   deadLetters,
+  defineProperty,
   runConformance,
   SCRATCH_REDRIVE_AFTER_RECEIVES,
+  withSession,
 } from '@queueport/conformance';
 import type { CreateQueueRequest, QueueAdmin } from '@queueport/core';
 import { type AdapterDefinition, defineAdapter } from '@queueport/core/driver';
 import { memoryAdapter } from '@queueport/memory';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 /** The memory adapter, with what its admin creates and deletes recorded, and its admin trimmed to `keep`. */
@@ -52,6 +55,30 @@ describe('adapterHarness', () => {
       },
     );
     expect(own.created.map((r) => r.redriveAfterReceives)).toEqual([2, 2]);
+  });
+
+  it('deletes the scratch queues of a property stopped by its budget or by the signal', async () => {
+    const { definition, created, live } = recorded();
+    const stuck = defineProperty({
+      id: 'stuck',
+      title: 'never ends',
+      build: (harness) =>
+        fc.asyncProperty(fc.constant(0), () => withSession(harness, () => new Promise<void>(() => {}))),
+    });
+    const overrun = await runConformance(adapterHarness(definition, 'memory://'), {
+      properties: [stuck],
+      propertyTimeoutMs: 200,
+    });
+    expect(overrun.results[0]).toMatchObject({ status: 'failed', timedOut: true });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 200);
+    const interrupted = await runConformance(adapterHarness(definition, 'memory://'), {
+      properties: [stuck],
+      signal: abort.signal,
+    });
+    expect(interrupted.results[0]).toMatchObject({ status: 'skipped', reason: 'interrupted' });
+    expect(created.length).toBeGreaterThanOrEqual(4);
+    expect([...live]).toEqual([]);
   });
 
   it('deletes a scratch queue it made but could not open', async () => {
