@@ -1,10 +1,9 @@
-import { redactSecrets } from '@queueport/core/driver';
+import { assessSecret, redactSecrets, type SecretAssessment } from '@queueport/core/driver';
 import type { Env } from '../config/config-env';
 import { namedEnvVars } from '../config/config-env';
 import type { LoadedConfig } from '../config/config-types';
 import { ENV_VAR_NAME, isSecretEnvName } from '../config/secret-names';
 import type { CommandReport } from './report-types';
-import { assessSecret, type SecretVerdict } from './secret-strength';
 
 /** Values of secret-looking variables that are plainly settings, not secrets: never warned about. */
 const NOT_SECRETS = new Set(['true', 'false', 'null', 'undefined', 'none', 'yes', 'no', 'on', 'off']);
@@ -12,7 +11,7 @@ const NOT_SECRETS = new Set(['true', 'false', 'null', 'undefined', 'none', 'yes'
 /** A variable whose value cannot be masked reliably, and why. */
 export interface UnmaskedSecret {
   name: string;
-  verdict: Exclude<SecretVerdict, 'maskable'>;
+  verdict: Exclude<SecretAssessment, 'maskable'>;
 }
 
 /**
@@ -22,9 +21,10 @@ export interface UnmaskedSecret {
  * and whatever core's redactSecrets recognises (bearer tokens, ifr_ keys, whsec_ secrets).
  *
  * It masks text values, never an encoded document: a report is masked field by field before it
- * is turned into JSON, XML or a table, so markup and structure are never touched. A value too
- * short or too common to mask (the dummy `test` credentials) is left out of the masking, which
- * would otherwise rewrite ordinary words, and the report says so (`notes()`).
+ * is turned into JSON, XML or a table, so markup and structure are never touched. A value that
+ * core's assessSecret finds too short (the dummy `test` credentials) is masked as a whole word
+ * only, and a common one not at all, since masking it would rewrite ordinary words; the report
+ * names both (`notes()`).
  */
 export class Redactor {
   #secrets: string[] = [];
@@ -122,10 +122,12 @@ export class Redactor {
 }
 
 /**
- * A short value (4 characters or more) is still masked, so a short password does not leak. A
- * common word is not: masking it would rewrite the same word wherever it occurs.
+ * A short value (4 characters or more) is still masked, so a short password does not leak:
+ * core's redactSecrets masks those as whole words only. A common word of any length is not:
+ * masking it would rewrite the same word wherever it occurs.
  */
-function isMasked(value: string, verdict: SecretVerdict): boolean {
+function isMasked(value: string, verdict: SecretAssessment): boolean {
+  if (NOT_SECRETS.has(value.toLowerCase())) return false;
   return verdict === 'maskable' || (verdict === 'too-short' && value.length >= MIN_MASKED_CHARS);
 }
 
@@ -140,15 +142,8 @@ function formsOf(value: string): string[] {
   // A URL held in a variable (a postgres:// URL) is a secret, and so is its password alone.
   const password = passwordOf(trimmed);
   if (password) parts.push(password, safeDecode(password));
-  const forms = new Set<string>();
-  for (const part of parts) {
-    if (!isMasked(part, assessSecret(part))) continue;
-    forms.add(part);
-    forms.add(encodeURIComponent(part));
-    forms.add(JSON.stringify(part).slice(1, -1));
-    forms.add(escapeXmlText(part));
-  }
-  return [...forms];
+  // Core's redactSecrets masks each one in every encoding an output may have (URL, JSON, XML).
+  return parts.filter((part) => isMasked(part, assessSecret(part)));
 }
 
 function passwordOf(value: string): string | undefined {
@@ -166,8 +161,4 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
-}
-
-function escapeXmlText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
