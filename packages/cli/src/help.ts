@@ -27,7 +27,7 @@ Secrets come from environment variables the configuration names, never from the 
 output shows them.
 
 SIGINT (Ctrl-C) or SIGTERM stops a command cleanly: scratch queues deleted, the report of what
-ran written; a second signal exits at once.
+ran written; the same signal again exits at once.
 
 Exit status: 0 every check passed, 1 a check failed, 2 a usage or configuration error, 130
 stopped by SIGINT, 143 stopped by SIGTERM.

@@ -11,7 +11,8 @@ export const STOP_CLEANUP_MS = 30_000;
 const SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM'];
 
 /**
- * `main` as the process: SIGINT and SIGTERM stop the run cleanly (a second one ends it at once),
+ * `main` as the process: SIGINT and SIGTERM stop the run cleanly (the same signal again ends it
+ * at once),
  * and the process always exits. Everything the command opened is closed within bounds by then;
  * a handle that still holds the process (a client library's reconnect loop, an open that never
  * answered) gets a grace period, then the process exits anyway, saying what was still open.
@@ -28,12 +29,20 @@ export function runAsProcess(
     // The report may still sit in a pipe's buffer: exit once stdout has taken it.
     process.stdout.write('', () => process.exit(status));
   };
+  let first: StopSignal | undefined;
   const onSignal = (signal: StopSignal) => {
     const status = signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated;
-    if (controller.signal.aborted || code !== undefined) {
+    if (code !== undefined || signal === first) {
       exit(code ?? status, `${signal} again: exiting now, without waiting for cleanup`);
       return;
     }
+    if (first) {
+      // A CI runner cancelling a job sends SIGINT, then SIGTERM seconds later, then SIGKILL:
+      // the SIGTERM is no reason to drop the cleanup that is already under way.
+      io.stderr(`queueport: ${signal}: still cleaning up after ${first}\n`);
+      return;
+    }
+    first = signal;
     io.stderr(
       `\nqueueport: ${signal}: stopping; cleaning up and writing what ran (${signal} again to exit at once)\n`,
     );

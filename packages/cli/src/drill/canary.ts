@@ -105,10 +105,11 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
         try {
           opened = await withDeadline(context.openProvider(provider), timeoutMs, 'opening the provider', {
             onLate: (late) => late.close(),
+            signal: context.signal,
           });
         } catch (error) {
           // The adapter said nothing in time: the drill finds out itself whether anything listens.
-          if (!(error instanceof StepFailure)) throw error;
+          if (!(error instanceof StepFailure) || context.signal?.aborted) throw error;
           const because = await unreachableBecause(options.url, Math.min(timeoutMs, PROBE_MS));
           if (!because) throw error;
           throw new StepFailure(
@@ -139,7 +140,7 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
       CANARY_STEPS.consume,
       async (queue) => {
         state.consumed = true;
-        const found = await consume(queue, eventId, timeoutMs, () => context.io.now());
+        const found = await consume(queue, eventId, timeoutMs, () => context.io.now(), context.signal);
         state.mine = found.delivery;
         return found.detail;
       },
@@ -186,9 +187,9 @@ async function takeBack(
     if (!state.mine.settled) await state.mine.ack().catch(() => undefined);
     return;
   }
-  // Interrupted between publish and receive: one bounded look for it. After a consume step
-  // that failed, looking again would only take as long and find nothing.
-  if (state.consumed) return;
+  // Interrupted before or while receiving: one bounded look for it. After a consume step that
+  // failed on its own, looking again would only take as long and find nothing.
+  if (state.consumed && context.signal?.aborted !== true) return;
   try {
     const found = await consume(queue, eventId, Math.min(timeoutMs, PROBE_MS), () => context.io.now());
     await found.delivery.ack();
@@ -281,6 +282,7 @@ async function consume(
   eventId: string,
   timeoutMs: number,
   now: () => number,
+  signal?: AbortSignal,
 ): Promise<{ delivery: Delivery; detail: string }> {
   const caps = queue.capabilities;
   // The lease must outlast the rest of the search and the delivery after it.
@@ -309,9 +311,7 @@ async function consume(
         queue.receive({ maxMessages, leaseSeconds, waitSeconds }),
         left + 1000,
         'receiving',
-        {
-          shownMs: timeoutMs,
-        },
+        { shownMs: timeoutMs, signal },
       );
       receives++;
       for (const delivery of batch) {

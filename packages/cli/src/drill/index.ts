@@ -52,7 +52,8 @@ Options:
                               past it the property is stopped, its queues deleted, and it fails
 
 SIGINT (Ctrl-C) or SIGTERM stops the drill: the running step is stopped, scratch queues are
-deleted, and the report (and --junit file) of what ran is written; a second signal exits at once.
+deleted, and the report (and --junit file) of what ran is written; the same signal again exits
+at once.
 
 Exit status: 0 every check passed, 1 a check failed (the report says which and why), 2 a usage
 or configuration error, 130 stopped by SIGINT, 143 stopped by SIGTERM.

@@ -74,10 +74,12 @@ export function withDeadline<T>(
   work: Promise<T>,
   ms: number,
   what: string,
-  options: { onLate?: (value: T) => unknown; shownMs?: number } = {},
+  options: { onLate?: (value: T) => unknown; shownMs?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let late = false;
+  const { signal } = options;
+  let onAbort: (() => void) | undefined;
   const bound = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       late = true;
@@ -88,6 +90,13 @@ export function withDeadline<T>(
         ),
       );
     }, ms);
+    // Stopped by a signal, the drill does not wait out the bound: cleanup has seconds, not minutes.
+    onAbort = () => {
+      late = true;
+      reject(new StepFailure(`interrupted while ${what}`));
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
   work.then(
     (value) => {
@@ -95,7 +104,10 @@ export function withDeadline<T>(
     },
     () => undefined,
   );
-  return Promise.race([work, bound]).finally(() => clearTimeout(timer));
+  return Promise.race([work, bound]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
 }
 
 /** What went wrong in a step other than opening, by the error taxonomy's code, in plain words. */
