@@ -33,7 +33,7 @@ import { payloadText, unwrapPayload } from './message-payload';
 import { queueFactsOf } from './queue-facts';
 import { boundedText, confirmSettle, MESSAGE_ID_MAX, receivedMessages } from './received-answers';
 import { classifyInfraiFailure } from './wire/classify-response';
-import { InfraiHttp } from './wire/infrai-http';
+import { DEFAULT_TIMEOUT_MS, InfraiHttp } from './wire/infrai-http';
 
 /**
  * The port over one Infrai queue, in REST calls: publish_batch with the event id (or a bridge
@@ -48,6 +48,8 @@ import { InfraiHttp } from './wire/infrai-http';
 export class InfraiDriver implements Driver {
   readonly name: string;
   readonly capabilities: Capabilities;
+  /** `timeoutMs`: every call ends by it, body included, so the Queue's own bound comes after. */
+  readonly callTimeoutMs: number;
   readonly #http: InfraiHttp;
   readonly #queue: string;
   #closed = false;
@@ -62,13 +64,14 @@ export class InfraiDriver implements Driver {
       });
     }
     checkContract(snapshot, options.region, name);
+    const timeoutMs = checkTimeout(options.timeoutMs, name);
     const http = new InfraiHttp({
       baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
       apiKey: options.apiKey,
       snapshot,
       name,
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      timeoutMs,
       ...(options.onCall ? { onCall: options.onCall } : {}),
     });
     // A name Infrai's schema forbids is refused here, by field, before any call.
@@ -78,6 +81,7 @@ export class InfraiDriver implements Driver {
     if (!facts) throw new QueueError('NOT_FOUND', `${name}: Infrai has no queue named ${options.queue}`);
     return new InfraiDriver(
       http,
+      timeoutMs,
       facts,
       limitsOf(snapshot),
       checkDedupeWindow(options.dedupeWindowSeconds),
@@ -87,12 +91,14 @@ export class InfraiDriver implements Driver {
 
   private constructor(
     http: InfraiHttp,
+    callTimeoutMs: number,
     facts: QueueFacts,
     limits: ContractLimits,
     dedupeWindowSeconds: number,
     name: string,
   ) {
     this.#http = http;
+    this.callTimeoutMs = callTimeoutMs;
     this.#queue = facts.name;
     this.name = name;
     this.capabilities = infraiCapabilities(facts, limits, dedupeWindowSeconds);
@@ -293,6 +299,23 @@ function limitsOf(snapshot: DiscoverySnapshot): ContractLimits {
     publishBatch: Number(publish.messages?.maxItems ?? 1),
     receiveBatch: Number(props('queue.consume').max_messages?.maximum ?? 1),
   };
+}
+
+/** Longest a timer holds (2^31 - 1 ms): past it node fires at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+function checkTimeout(value: number | undefined, name: string): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      `${name}: timeoutMs must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`,
+      {
+        details: { field: 'timeoutMs' },
+      },
+    );
+  }
+  return value;
 }
 
 /** Every capability the driver calls is there, available, and offered in the region asked for. */

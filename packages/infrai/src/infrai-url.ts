@@ -80,8 +80,13 @@ export function parseInfraiUrl(url: URL): ParsedInfraiUrl {
         tls = value === 'true';
         break;
       case 'timeoutMs':
+        parsed.timeoutMs = integer(key, value);
+        // A timer holds at most 2^31 - 1 ms; past it node fires at once.
+        if (parsed.timeoutMs > 2_147_483_647)
+          throw bad(key, value, 'a number of milliseconds up to 2147483647');
+        break;
       case 'dedupeWindowSeconds':
-        parsed[key] = integer(key, value);
+        parsed.dedupeWindowSeconds = integer(key, value);
         break;
       default:
         throw unknownOption(key);

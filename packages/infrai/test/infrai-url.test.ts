@@ -107,6 +107,9 @@ describe('parseInfraiUrl', () => {
         field: 'dedupeWindowSeconds',
       });
     }
+    // Past what a timer holds, node would fire it at once: every call would time out.
+    expect(refused('infrai://h/orders?timeoutMs=2147483648').details).toEqual({ field: 'timeoutMs' });
+    expect(parse('infrai://h/orders?timeoutMs=2147483647').timeoutMs).toBe(2147483647);
   });
 
   it('refuses a keyEnv that is not an environment variable’s name', () => {
