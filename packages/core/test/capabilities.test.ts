@@ -27,6 +27,12 @@ describe('assertCapabilities', () => {
     expect(() =>
       assertCapabilities(testCapabilities({ dedupe: { kind: 'window', windowSeconds: 300 } }), 'ok'),
     ).not.toThrow();
+    // reportsDuplicates is optional: manifests written before it still pass, with it too.
+    for (const reportsDuplicates of [true, false]) {
+      expect(() =>
+        assertCapabilities(testCapabilities({ dedupe: { kind: 'while-retained', reportsDuplicates } }), 'ok'),
+      ).not.toThrow();
+    }
   });
 
   it.each<[string, Partial<Capabilities>, string]>([
@@ -88,6 +94,16 @@ describe('assertCapabilities', () => {
       'dedupe.windowSeconds must be a positive number',
     ],
     ['a dedupe without a kind', { dedupe: {} as never }, 'dedupe.kind must be one of'],
+    [
+      'a reportsDuplicates that is not a boolean',
+      { dedupe: { kind: 'window', windowSeconds: 60, reportsDuplicates: 'yes' } as never },
+      'dedupe.reportsDuplicates must be a boolean',
+    ],
+    [
+      'reportsDuplicates on a dedupe of none',
+      { dedupe: { kind: 'none', reportsDuplicates: true } as never },
+      "cannot be true where dedupe.kind is 'none'",
+    ],
     ['an unknown dedupe kind', { dedupe: { kind: '' } as never }, 'dedupe.kind must be one of'],
     ['no ordering', { ordering: undefined as never }, 'ordering must be one of'],
     ['an unknown ordering', { ordering: 'fifo' as never }, 'ordering must be one of'],

@@ -32,8 +32,9 @@ describe('publishBatch', () => {
     expect(driver.publishCalls).toEqual([]);
   });
 
-  it('reports duplicate and sizeBytes per entry', async () => {
+  it('reports duplicate and sizeBytes per entry where the manifest declares reportsDuplicates', async () => {
     const driver = new RecordingDriver({
+      capabilities: { dedupe: { kind: 'window', windowSeconds: 300, reportsDuplicates: true } },
       outcome: (message) => ({
         ok: true,
         messageId: `id-${message.eventId}`,

@@ -3,12 +3,21 @@
  * by the conformance suite (which properties apply, and how) and by the docs. A driver declares
  * what it can keep, never more.
  */
+
+/**
+ * `reportsDuplicates` (false when absent): whether the provider's answer to a publish says that
+ * it absorbed a repeat (BullMQ's does; SQS's and Infrai's never do). Where it is false, a
+ * publish receipt's `duplicate` is always false, and means "not known", not "first publish";
+ * portable code reads `duplicate` only where this is true. A driver whose provider answers
+ * repeats declares it; one that never does leaves it out. A `none` dedupe absorbs nothing, so
+ * it reports nothing.
+ */
 export type DedupeCapability =
   /** A repeated dedupe key is absorbed for this long after the first publish, acked or not. */
-  | { kind: 'window'; windowSeconds: number }
+  | { kind: 'window'; windowSeconds: number; reportsDuplicates?: boolean }
   /** A repeated dedupe key is absorbed while the first message still exists in the queue. */
-  | { kind: 'while-retained' }
-  | { kind: 'none' };
+  | { kind: 'while-retained'; reportsDuplicates?: boolean }
+  | { kind: 'none'; reportsDuplicates?: false };
 
 export type OrderingCapability =
   /** Messages sharing a group id are delivered in publish order; a group waits while one is leased. */

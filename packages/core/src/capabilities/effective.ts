@@ -65,6 +65,13 @@ export function assertCapabilities(caps: Capabilities, driverName: string): void
     problems.push(`dedupe.kind must be one of ${DEDUPE_KINDS.map((k) => `'${k}'`).join(', ')}`);
   }
   if (caps.dedupe?.kind === 'window') positive(caps.dedupe.windowSeconds, 'dedupe.windowSeconds');
+  const reports = caps.dedupe?.reportsDuplicates;
+  if (reports !== undefined && typeof reports !== 'boolean') {
+    problems.push('dedupe.reportsDuplicates must be a boolean when present');
+  }
+  if (reports === true && (caps.dedupe.kind as string) === 'none') {
+    problems.push("dedupe.reportsDuplicates cannot be true where dedupe.kind is 'none'");
+  }
   if (!ORDERINGS.includes(caps.ordering)) {
     problems.push(`ordering must be one of ${ORDERINGS.map((o) => `'${o}'`).join(', ')}`);
   }

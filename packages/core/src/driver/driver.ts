@@ -21,7 +21,10 @@ export interface OutgoingMessage {
 }
 
 export type PublishOutcome =
-  /** `duplicate` is true when the provider said it absorbed a repeat; undefined when it cannot tell. */
+  /**
+   * `duplicate` is true when the provider said it absorbed a repeat; undefined when it cannot
+   * tell. A driver that can ever answer true declares `dedupe.reportsDuplicates: true`.
+   */
   { ok: true; messageId: string; duplicate?: boolean } | { ok: false; error: QueueError };
 
 /** One outcome per settle entry, in order: entries fail on their own, like SQS's batch calls. */

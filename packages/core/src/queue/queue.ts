@@ -62,7 +62,11 @@ export interface PublishInput<E extends EventMap = AnyEvents> {
 export interface PublishReceipt {
   eventId: string;
   messageId: string;
-  /** True when the provider said it absorbed this as a repeat of an earlier publish. */
+  /**
+   * True when the provider said it absorbed this as a repeat of an earlier publish. Meaningful
+   * only where the manifest declares `dedupe.reportsDuplicates`; elsewhere it is always false,
+   * and false means "not known" (the provider may have absorbed a repeat without saying).
+   */
   duplicate: boolean;
   sizeBytes: number;
 }
