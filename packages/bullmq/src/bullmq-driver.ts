@@ -255,7 +255,7 @@ export class BullmqDriver implements Driver {
    * job (it reads fields a foreign job has wrong): a job meant for the dead letters gets there.
    */
   async #moveToDeadLetters({ job, token, broken }: Omit<HeldJob, 'lane'>, reason: string): Promise<void> {
-    if (!broken) {
+    if (!broken && !(await this.#followsForeignKeys(job.id!))) {
       try {
         await job.moveToFailed(new UnrecoverableError(reason), token, false);
         return;
@@ -268,6 +268,20 @@ export class BullmqDriver implements Driver {
     }
     const moved = await quarantineJob(this.#connection, this.#queueKey, job.id!, token, reason);
     if (!moved) throw lockLost(job.id);
+  }
+
+  /**
+   * Whether BullMQ's finishing script would follow the job's parent or scheduler fields (which
+   * queueport never writes) into keys it does not own, and fail half-way on foreign values.
+   * One round trip, paid only by the rare move to the dead letters.
+   */
+  async #followsForeignKeys(jobId: string): Promise<boolean> {
+    try {
+      const fields = await this.#connection.hmget(`${this.#queueKey}:${jobId}`, 'parentKey', 'parent', 'rjk');
+      return fields.some((field) => field !== null);
+    } catch {
+      return true;
+    }
   }
 
   async close(): Promise<void> {
@@ -293,7 +307,8 @@ export class BullmqDriver implements Driver {
     const ahead = await lane.take(count);
     if (ahead.length > 0) return ahead;
     const tokens = Array.from({ length: count }, () => `${this.#instance}-${++this.#seq}`);
-    const taken = await Promise.allSettled(
+    const refusalsBefore = lane.schedulerRefusals;
+    let taken = await Promise.allSettled(
       tokens.map((token) =>
         lane.worker.getNextJob(token, { block: false }).then(
           (job): HeldJob | undefined => (job ? { job, token, lane } : undefined),
@@ -301,6 +316,19 @@ export class BullmqDriver implements Driver {
         ),
       ),
     );
+    if (lane.schedulerRefusals !== refusalsBefore) {
+      // BullMQ answers "no job" for a job whose scheduler fields it could not follow, though it
+      // moved and locked the job: look for it under the tokens that came back empty.
+      taken = await Promise.allSettled(
+        taken.map((result, index) =>
+          result.status === 'fulfilled' && result.value === undefined
+            ? this.#recover(lane, tokens[index]!, SCHEDULER_REFUSAL).catch(() => undefined)
+            : result.status === 'fulfilled'
+              ? Promise.resolve(result.value)
+              : Promise.reject(result.reason),
+        ),
+      );
+    }
     const held = taken.flatMap((result) =>
       result.status === 'fulfilled' && result.value ? [result.value] : [],
     );
@@ -356,7 +384,7 @@ export class BullmqDriver implements Driver {
     // Every move to active counts, a stall's redelivery included.
     const count = checkReceiveCount(held.job.attemptsStarted);
     // queueport never writes these: BullMQ's scripts would follow them into keys it does not own.
-    if (held.job.parentKey || held.job.repeatJobKey) {
+    if (held.job.parentKey || held.job.parent !== undefined || held.job.repeatJobKey) {
       held.broken ??= 'it belongs to a BullMQ flow or job scheduler, which queueport does not run';
     }
     const decoded = held.broken || typeof count === 'string' ? undefined : decodeJobData(held.job.data);
@@ -423,9 +451,12 @@ export class BullmqDriver implements Driver {
       removeOnComplete: { age: this.#options.keepCompletedSeconds },
       removeOnFail: { age: this.#options.keepFailedSeconds },
     });
-    worker.on('error', () => {});
-    this.#checkStalledEvery(worker, stalledInterval);
     const lane = new LeaseLane(worker, lockMs, this.capabilities.batch.receive);
+    worker.on('error', (error: unknown) => {
+      if (error instanceof Error && error.message.startsWith('Failed to add repeatable job'))
+        lane.schedulerRefusals++;
+    });
+    this.#checkStalledEvery(worker, stalledInterval);
     this.#lanes.set(lockMs, lane);
     return lane;
   }
@@ -487,6 +518,8 @@ export class BullmqDriver implements Driver {
 }
 
 const ABORTED = Symbol('aborted');
+/** What #recover is told when BullMQ swallowed its own failure (a job scheduler it could not update). */
+const SCHEDULER_REFUSAL = new Error('BullMQ could not follow the job scheduler fields of a job it took');
 
 /** Every receive in flight listens on it once, so a busy driver passes Node's default of 10. */
 function closingController(): AbortController {

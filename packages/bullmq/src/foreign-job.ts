@@ -65,11 +65,15 @@ export async function diagnoseForeignJob(
  * Moves a job this driver holds the lock on to the failed set (the dead letters) without
  * BullMQ's scripts, which read the job's fields and fail on exactly the jobs that need this.
  * A key of another type is kept beside the job as `<job key>:foreign`, and a hash in its place
- * carries the reason, so the dead letter lists with the others. -1 when the lock is not ours.
+ * carries the reason, so the dead letter lists with the others. -1 when the lock is another's.
+ * A job with no lock at all that is still active is taken too: BullMQ's own move may have got
+ * as far as dropping the lock before the job's fields failed it.
  */
 const QUARANTINE = `
-if redis.call('GET', KEYS[4]) ~= ARGV[1] then return -1 end
-redis.call('LREM', KEYS[1], -1, ARGV[2])
+local lock = redis.call('GET', KEYS[4])
+if lock and lock ~= ARGV[1] then return -1 end
+local removed = redis.call('LREM', KEYS[1], -1, ARGV[2])
+if not lock and removed == 0 then return -1 end
 redis.call('SREM', KEYS[6], ARGV[2])
 redis.call('DEL', KEYS[4])
 local kind = redis.call('TYPE', KEYS[3])['ok']

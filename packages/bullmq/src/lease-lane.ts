@@ -39,6 +39,11 @@ const UNCOUNT_START = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redi
 export class LeaseLane {
   readonly worker: Worker;
   readonly lockMs: number;
+  /**
+   * How often BullMQ reported a job scheduler it could not update for a job it took: it then
+   * answers "no job" though the job is locked for the take, so the driver looks for it.
+   */
+  schedulerRefusals = 0;
   readonly #ahead: Prefetched[] = [];
   readonly #capacity: number;
   #sweep: NodeJS.Timeout | undefined;
