@@ -82,6 +82,7 @@ describe('observeLedger', () => {
         refusedDigests: [B],
         acceptedConflicts: 0,
         overlappingClaims: 0,
+        claimedDigests: [A, B],
       });
     } finally {
       await dispose();

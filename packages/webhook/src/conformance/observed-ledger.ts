@@ -12,6 +12,8 @@ export interface ClaimObservations {
    * begun to settle: two workers sending at once, which the lease exists to prevent.
    */
   overlappingClaims: number;
+  /** The payload digest of every claim made, refused or answered: what reached a worker. */
+  claimedDigests: string[];
 }
 
 interface EventLog extends ClaimObservations {
@@ -33,7 +35,13 @@ export function observeLedger(
   const log = (eventId: string): EventLog => {
     let entry = logs.get(eventId);
     if (!entry) {
-      entry = { refusedDigests: [], acceptedConflicts: 0, overlappingClaims: 0, holds: new Map() };
+      entry = {
+        refusedDigests: [],
+        acceptedConflicts: 0,
+        overlappingClaims: 0,
+        claimedDigests: [],
+        holds: new Map(),
+      };
       logs.set(eventId, entry);
     }
     return entry;
@@ -45,6 +53,8 @@ export function observeLedger(
   const ledger: Ledger = {
     async claim(request) {
       const entry = log(request.eventId);
+      if (!entry.claimedDigests.includes(request.payloadSha256))
+        entry.claimedDigests.push(request.payloadSha256);
       let result: Awaited<ReturnType<Ledger['claim']>>;
       try {
         result = await inner.claim(request);
@@ -83,8 +93,13 @@ export function observeLedger(
   return {
     ledger,
     observations: (eventId) => {
-      const { refusedDigests, acceptedConflicts, overlappingClaims } = log(eventId);
-      return { refusedDigests: [...refusedDigests], acceptedConflicts, overlappingClaims };
+      const { refusedDigests, acceptedConflicts, overlappingClaims, claimedDigests } = log(eventId);
+      return {
+        refusedDigests: [...refusedDigests],
+        acceptedConflicts,
+        overlappingClaims,
+        claimedDigests: [...claimedDigests],
+      };
     },
   };
 }

@@ -89,6 +89,11 @@ export async function runCrashScenario(
       for (const worker of workers) worker.on('lease-lost', () => {});
       const published = new Set<string>();
       const enqueued = new Map<string, Set<string>>();
+      // A receipt's `duplicate` is the provider's word only where its manifest says it reports
+      // repeats; elsewhere it is always false ("not known"), so what was enqueued is read from
+      // what reached a worker or is still queued (see `enqueuedDigests` below).
+      const dedupe = session.queue.capabilities.dedupe as { reportsDuplicates?: boolean };
+      const receiptsTell = dedupe.reportsDuplicates === true;
       for (const { event, gapSeconds, delaySeconds, variant = 0 } of scenario.publishes) {
         if (gapSeconds > 0) await session.clock.advance(gapSeconds * 1000);
         const payload = { event, amount: 4200 + event, ...(variant === 0 ? {} : { variant }) };
@@ -114,6 +119,12 @@ export async function runCrashScenario(
       const histories: EventHistory[] = [];
       for (const eventId of published) {
         const effects = receiver.effectsFor(eventId);
+        const { claimedDigests, ...observations } = observed.observations(eventId);
+        const left = leftovers.get(eventId) ?? [];
+        const candidates = [...(enqueued.get(eventId) ?? [])];
+        const enqueuedDigests = receiptsTell
+          ? candidates
+          : candidates.filter((digest) => claimedDigests.includes(digest) || left.includes(digest));
         histories.push({
           eventId,
           effects: effects.length,
@@ -121,9 +132,9 @@ export async function runCrashScenario(
           dedupeKeys: [...new Set(effects.flatMap((e) => (e.dedupeKey === undefined ? [] : [e.dedupeKey])))],
           crashes: crashes.get(eventId) ?? 0,
           record: await opened.ledger.get(eventId),
-          enqueuedDigests: [...(enqueued.get(eventId) ?? [])],
-          ...observed.observations(eventId),
-          leftoverDigests: leftovers.get(eventId) ?? [],
+          enqueuedDigests,
+          ...observations,
+          leftoverDigests: left,
         });
       }
       return {
