@@ -20,6 +20,29 @@ describe('redactUrl', () => {
     expect(redactUrl('bullmq://redis/q?passwordEnv=p%40ss%21')).not.toContain('p%40ss');
   });
 
+  it('masks the user part too: a token given as foo://<token>@host/q', () => {
+    const shown = redactUrl('sqs://AKIAIOSFODNN7EXAMPLE@sqs.eu-west-1.amazonaws.com/q');
+    expect(shown).not.toContain('AKIAIOSFODNN7EXAMPLE');
+    expect(shown).toContain('REDACTED@sqs.eu-west-1.amazonaws.com/q');
+    expect(redactUrl('bullmq://user:hunter2@redis/q')).toBe('bullmq://REDACTED:REDACTED@redis/q');
+  });
+
+  it.each([
+    ['a token as an option name', 'infrai://api/q?ifr_sk_live_9f8e7d6c5b4a=1', 'ifr_sk_live_9f8e7d6c5b4a'],
+    ['a name too long to be an option', `memory://orders?${'a'.repeat(41)}=1`, 'a'.repeat(41)],
+    ['a name starting with a digit', 'bullmq://redis/q?9f8e7d6c5b4a3210=1', '9f8e7d6c5b4a3210'],
+    ['a name with punctuation', 'sqs://host/q?abc%2Fdef%2Bghi=1', 'abc'],
+  ])('masks %s', (_name, url, secret) => {
+    const shown = redactUrl(url);
+    expect(shown).not.toContain(secret);
+    expect(shown).toContain('REDACTED=REDACTED');
+  });
+
+  it('keeps option names that read as option names, and their plain values', () => {
+    const url = 'bullmq://redis:6379/orders?prefix=bull&stalledIntervalMs=250&tls=true&db.index=2&x-y_z=1';
+    expect(redactUrl(url)).toBe(url);
+  });
+
   it('says so for a string that is not a URL, rather than echoing it', () => {
     expect(redactUrl('not a url with password=x')).toBe('[unparseable URL]');
   });

@@ -1,6 +1,21 @@
+import { redactSecrets } from '../errors';
+
 const SECRET_PARAMETER = /(key|secret|token|password|credential|signature|auth)/i;
 
-/** A URL as it may appear in an error or a log line: no password, no secret-looking query values. */
+/**
+ * How a query option's name reads when it is one: a letter, then letters, digits, `_`, `.` or
+ * `-`, 40 at most. Anything else (`?<token>=1`, a secret pasted where a name goes) is masked,
+ * and so is a name that looks like a credential (an `ifr_` key) even if it reads as one.
+ */
+const OPTION_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/;
+
+const MASK = 'REDACTED';
+
+/**
+ * A URL as it may appear in an error or a log line: no user name or password (a token given
+ * as `foo://<token>@host/q` is the user part), no secret-looking query values, and no query
+ * option name that does not read as one.
+ */
 export function redactUrl(url: string | URL): string {
   let parsed: URL;
   try {
@@ -8,10 +23,20 @@ export function redactUrl(url: string | URL): string {
   } catch {
     return '[unparseable URL]';
   }
-  if (parsed.password) parsed.password = 'REDACTED';
-  for (const [name, value] of [...parsed.searchParams.entries()]) {
-    if (SECRET_PARAMETER.test(name) && !namesVariable(name, value)) parsed.searchParams.set(name, 'REDACTED');
+  if (parsed.username) parsed.username = MASK;
+  if (parsed.password) parsed.password = MASK;
+  const shown = new URLSearchParams();
+  let changed = false;
+  for (const [name, value] of parsed.searchParams) {
+    if (!OPTION_NAME.test(name) || redactSecrets(name) !== name) {
+      shown.append(MASK, MASK);
+      changed = true;
+    } else if (SECRET_PARAMETER.test(name) && !namesVariable(name, value)) {
+      shown.append(name, MASK);
+      changed = true;
+    } else shown.append(name, value);
   }
+  if (changed) parsed.search = shown.toString();
   return parsed.toString();
 }
 
