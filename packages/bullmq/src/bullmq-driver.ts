@@ -55,6 +55,8 @@ export class BullmqDriver implements Driver {
   readonly name: string;
   readonly capabilities: Capabilities;
   readonly classifyError = classifyBullmqError;
+  /** The connection's command timeout (a URL's `timeoutMs`), where it has one. */
+  readonly callTimeoutMs?: number;
   readonly #options: ResolvedOptions;
   readonly #connection: Redis;
   readonly #ownsConnection: boolean;
@@ -110,6 +112,8 @@ export class BullmqDriver implements Driver {
     this.#queueKey = `${this.#options.prefix}:${options.queueName}`;
     const password = this.#connection.options?.password;
     this.#secrets = typeof password === 'string' && password !== '' ? [password] : [];
+    const commandTimeout = this.#connection.options?.commandTimeout;
+    if (typeof commandTimeout === 'number' && commandTimeout > 0) this.callTimeoutMs = commandTimeout;
     this.#markers = new MarkerWait(this.#connection, this.#queue.keys.marker!);
   }
 

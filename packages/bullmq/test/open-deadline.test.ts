@@ -6,6 +6,7 @@ import { AdapterRegistry, type QueueError } from '@queueport/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bullmqAdapter } from '../src';
 import { redisUrl } from './support/redis';
+import { deleteKeys, testRedis as unitRedis } from './support/unit-redis';
 
 const registry = new AdapterRegistry([bullmqAdapter]);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -132,6 +133,19 @@ describe('opening a bullmq:// URL has a deadline, and names what went wrong', ()
       });
     } finally {
       await admin.close();
+    }
+  });
+
+  it("declares the URL's timeoutMs as the driver's own call deadline", async () => {
+    const url = new URL(`bullmq://${testRedis.host}/deadline-q?timeoutMs=2500&prefix=qp-unit-deadline`);
+    const driver = await registry.openDriver(url);
+    try {
+      expect(driver.callTimeoutMs).toBe(2500);
+    } finally {
+      await driver.close();
+      const redis = unitRedis();
+      await deleteKeys(redis, 'qp-unit-deadline:*');
+      await redis.quit();
     }
   });
 });
