@@ -95,6 +95,27 @@ describe('timeoutMs bounds the whole request, body included', () => {
     expect(took).toBeLessThan(4_000);
   });
 
+  it('with a caller’s signal too: the deadline still holds, and the caller’s abort ends the call at once', async () => {
+    const { server, driver } = await hostile({ timeoutMs: 1000 });
+    server.handle((_req, res) => drip(res, 250));
+    const controller = new AbortController();
+    const dripped = await within(
+      6_000,
+      driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 0, signal: controller.signal }),
+    );
+    expect(dripped.error).toMatchObject({ code: 'UNAVAILABLE', details: { timeoutMs: 1000 } });
+    const aborted = driver.receive({
+      maxMessages: 1,
+      leaseSeconds: 30,
+      waitSeconds: 0,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 100);
+    const outcome = await within(900, aborted);
+    expect(outcome.settled).toBe(true);
+    expect(outcome.error).toBeInstanceOf(QueueError);
+  });
+
   it('close() does not wait for a call that hangs, and the hung call still ends by its deadline', async () => {
     const { server, driver } = await hostile({ timeoutMs: 1000 });
     server.handle(() => {}); // never answers

@@ -14,8 +14,16 @@ export class DeadlineWheel {
     this.#resolutionMs = resolutionMs;
   }
 
-  /** The signal a call passes to undici: aborted, with `DEADLINE_PASSED` as its reason, once `timeoutMs` is over. */
-  signalFor(timeoutMs: number): DeadlineSlot {
+  /**
+   * The signal a call passes to undici: aborted, with `DEADLINE_PASSED` as its reason, once
+   * `timeoutMs` is over, or with the caller's reason when the caller's `signal` aborts first.
+   */
+  signalFor(timeoutMs: number, signal?: AbortSignal): DeadlineSlot | LinkedSignal {
+    const slot = this.#slotFor(timeoutMs);
+    return signal ? new LinkedSignal(slot, signal) : slot;
+  }
+
+  #slotFor(timeoutMs: number): DeadlineSlot {
     const index = Math.ceil((performance.now() + timeoutMs) / this.#resolutionMs);
     let slot = this.#slots.get(index);
     if (!slot) {
@@ -67,5 +75,55 @@ export class DeadlineSlot {
       }
     }
     this.#listeners.clear();
+  }
+}
+
+/**
+ * A slot's deadline and a caller's signal as one (`AbortSignal.any` with a timeout costs about
+ * 40 µs a call, measured; this, well under one): it listens to both only while undici listens
+ * to it.
+ */
+export class LinkedSignal {
+  aborted = false;
+  reason: unknown;
+  readonly #slot: DeadlineSlot;
+  readonly #signal: AbortSignal;
+  #listener: (() => void) | undefined;
+  readonly #onAbort = () => this.#fire(this.#signal.reason);
+  readonly #onDeadline = () => this.#fire(DEADLINE_PASSED);
+
+  constructor(slot: DeadlineSlot, signal: AbortSignal) {
+    this.#slot = slot;
+    this.#signal = signal;
+    if (signal.aborted) {
+      this.aborted = true;
+      this.reason = signal.reason;
+    }
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted) {
+      queueMicrotask(listener);
+      return;
+    }
+    this.#listener = listener;
+    this.#signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.#slot.addEventListener('abort', this.#onDeadline);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this.#listener !== listener) return;
+    this.#listener = undefined;
+    this.#signal.removeEventListener('abort', this.#onAbort);
+    this.#slot.removeEventListener('abort', this.#onDeadline);
+  }
+
+  #fire(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const listener = this.#listener;
+    this.removeEventListener('abort', listener as () => void);
+    listener?.();
   }
 }

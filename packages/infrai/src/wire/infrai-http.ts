@@ -109,9 +109,7 @@ export class InfraiHttp {
         // The whole request, body included, ends by the deadline: one shared timer per slot of
         // deadlines (deadline-wheel.ts) rather than a signal per call; undici's phase timers
         // stay as a floor.
-        signal: options.signal
-          ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)])
-          : this.#deadlines.signalFor(timeoutMs),
+        signal: this.#deadlines.signalFor(timeoutMs, options.signal),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
