@@ -38,13 +38,13 @@ deleted and the canary taken back off the queue however the drill ends (it never
 dead letters, where \`dlq redrive\` would hand it to your consumers).
 
 With no configuration file the drill runs on the embedded defaults, in this process: no
-server, no credentials. The full suite takes seconds there, and a few minutes against a real
+server, no credentials. The full suite takes seconds there, and about two minutes per real
 provider (its properties wait out real leases and delays).
 
 Options:
   --provider <name>           drill this provider (repeatable); every configured provider by default
   --quick                     a subset of the suite: well under a second per property in memory,
-                              about 20 s per provider on real time (SQS, BullMQ, Infrai):
+                              20 to 30 s per provider on real time (SQS, BullMQ, Infrai):
                               ${QUICK_PROPERTY_IDS.join(', ')}
   --skip-conformance          the canary alone
   --timeout-ms <ms>           the bound of each canary step (default ${DEFAULT_DRILL_TIMEOUT_MS})
