@@ -1,9 +1,10 @@
 import {
   ListMessageMoveTasksCommand,
-  type SQSClient,
+  type ListMessageMoveTasksCommandOutput,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { QueueError } from '@queueport/core/driver';
+import type { SqsCommand } from './call-bounds';
 
 /** A redrive this long is left running on SQS's side; the caller is told how far it got. */
 const WAIT_MS = 60_000;
@@ -15,25 +16,24 @@ const POLL_MS = 500;
  * emulators answer with something else than SQS's JSON), so the caller moves them itself.
  */
 export async function moveTaskRedrive(
-  client: SQSClient,
+  send: <T>(command: SqsCommand) => Promise<T>,
   deadLetterArn: string,
   queueArn: string,
 ): Promise<number | undefined> {
   try {
-    await client.send(
-      new StartMessageMoveTaskCommand({ SourceArn: deadLetterArn, DestinationArn: queueArn }),
-    );
+    await send(new StartMessageMoveTaskCommand({ SourceArn: deadLetterArn, DestinationArn: queueArn }));
   } catch (error) {
     if (isUnsupported(error)) return undefined;
     throw error;
   }
   const until = Date.now() + WAIT_MS;
   for (;;) {
-    const { Results = [] } = await client.send(
+    const { Results } = await send<ListMessageMoveTasksCommandOutput>(
       new ListMessageMoveTasksCommand({ SourceArn: deadLetterArn, MaxResults: 1 }),
     );
-    const task = Results[0];
-    const moved = task?.ApproximateNumberOfMessagesMoved ?? 0;
+    const task = Array.isArray(Results) ? Results[0] : undefined;
+    const reported = task?.ApproximateNumberOfMessagesMoved;
+    const moved = Number.isSafeInteger(reported) && reported! >= 0 ? reported! : 0;
     if (task?.Status === 'COMPLETED') return moved;
     if (task?.Status === 'FAILED' || task?.Status === 'CANCELLED') {
       throw new QueueError(

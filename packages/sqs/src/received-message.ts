@@ -18,7 +18,21 @@ export interface CheckedMessage {
   raw: Message;
 }
 
-export type CheckResult = { ok: true; message: CheckedMessage } | { ok: false; problem: string };
+/**
+ * A message the driver cannot hand out as it is, in the form the Queue refuses: the field at
+ * fault as SQS sent it, the rest checked. The Queue reports it (`invalid-message`) and, where
+ * `receipt` is there, moves it to the dead letters, re-sending `held`.
+ */
+export interface UnreadableMessage {
+  view: Record<string, unknown>;
+  receipt: string | undefined;
+  held: Message | undefined;
+}
+
+export type CheckResult =
+  | { ok: true; message: CheckedMessage }
+  /** `unreadable` where the Queue can tell what is wrong; otherwise left to its visibility timeout. */
+  | { ok: false; problem: string; unreadable?: UnreadableMessage };
 
 /** SQS's receipt handles and ids are printable ASCII; 8 KiB is far past any it writes. */
 const TOKEN = /^[\x21-\x7e]{1,8192}$/;
@@ -39,28 +53,69 @@ export function checkReceived(value: unknown, maxMessageBytes: number): CheckRes
   if (!isRecord(value)) return bad('the message is not an object');
   const message = value as Message;
   const { ReceiptHandle: receipt, MessageId: messageId, Body: body } = message;
-  if (typeof receipt !== 'string' || !TOKEN.test(receipt))
-    return bad('its ReceiptHandle is not a receipt handle');
-  if (typeof messageId !== 'string' || !MESSAGE_ID.test(messageId)) return bad('its MessageId is not an id');
-  if (typeof body !== 'string') return bad('its Body is not text');
+  const system = message.Attributes;
+  const count = isRecord(system) ? system.ApproximateReceiveCount : undefined;
+  const firstSeen = isRecord(system) ? system.ApproximateFirstReceiveTimestamp : undefined;
+  const groupId = isRecord(system) ? system.MessageGroupId : undefined;
+  const attributes = checkAttributes(message.MessageAttributes);
+  const receiptOk = typeof receipt === 'string' && TOKEN.test(receipt);
+  const countOk = typeof count === 'string' && COUNT.test(count) && Number.isSafeInteger(Number(count));
+  // What the Queue is handed where it can see the fault itself: that field as SQS sent it.
+  const unreadable = (problem: string, fault: Record<string, unknown>): CheckResult => {
+    const bodyOk = typeof body === 'string' && body !== '';
+    const movable = receiptOk && bodyOk;
+    const view = {
+      receipt: receiptOk ? receipt : undefined,
+      messageId,
+      body,
+      attributes: typeof attributes === 'string' ? {} : plain(attributes),
+      receiveCount: countOk ? Number(count) : 1,
+      ...fault,
+    };
+    return {
+      ok: false,
+      problem,
+      unreadable: {
+        view,
+        receipt: movable ? receipt : undefined,
+        held: movable ? sanitized(message, attributes, groupId) : undefined,
+      },
+    };
+  };
+  if (!receiptOk) {
+    return typeof receipt === 'string' && receipt !== ''
+      ? bad('its ReceiptHandle is not a receipt handle')
+      : unreadable('its ReceiptHandle is missing', { receipt });
+  }
+  if (typeof messageId !== 'string' || !MESSAGE_ID.test(messageId)) {
+    return typeof messageId === 'string' && messageId !== ''
+      ? bad('its MessageId is not an id')
+      : unreadable('its MessageId is missing', { messageId });
+  }
+  if (typeof body !== 'string') return unreadable('its Body is not text', { body });
   if (Buffer.byteLength(body, 'utf8') > maxMessageBytes)
     return bad('its Body is larger than the queue allows');
-  const system = message.Attributes;
   if (system !== undefined && !isRecord(system)) return bad('its Attributes are not an object');
-  const count = system?.ApproximateReceiveCount;
-  if (typeof count !== 'string' || !COUNT.test(count) || !Number.isSafeInteger(Number(count))) {
-    return bad('its ApproximateReceiveCount is not a whole number from 1');
+  if (!countOk) {
+    // The Queue refuses a count that is no whole number from 1, which is what this one is.
+    return unreadable('its ApproximateReceiveCount is not a whole number from 1', {
+      receiveCount: Number.NaN,
+    });
   }
-  const firstSeen = system?.ApproximateFirstReceiveTimestamp;
   if (firstSeen !== undefined && (typeof firstSeen !== 'string' || !TIMESTAMP.test(firstSeen))) {
     return bad('its ApproximateFirstReceiveTimestamp is not a time');
   }
-  const groupId = system?.MessageGroupId;
   if (groupId !== undefined && (typeof groupId !== 'string' || !GROUP_ID.test(groupId))) {
-    return bad('its MessageGroupId is not a group id');
+    return typeof groupId === 'string' && groupId !== ''
+      ? bad('its MessageGroupId is not a group id')
+      : unreadable('its MessageGroupId is not a group id', { groupId });
   }
-  const attributes = checkAttributes(message.MessageAttributes);
-  if (typeof attributes === 'string') return bad(attributes);
+  if (typeof attributes === 'string') {
+    const textless = textlessAttribute(message.MessageAttributes);
+    return textless
+      ? unreadable(attributes, { attributes: { [textless.name]: textless.value } })
+      : bad(attributes);
+  }
   return {
     ok: true,
     message: {
@@ -73,6 +128,43 @@ export function checkReceived(value: unknown, maxMessageBytes: number): CheckRes
       attributes,
       raw: message,
     },
+  };
+}
+
+/** A String attribute whose value is no text, under a name the Queue reads as it is. */
+function textlessAttribute(value: unknown): { name: string; value: unknown } | undefined {
+  if (!isRecord(value)) return undefined;
+  for (const [name, attribute] of Object.entries(value)) {
+    if (!ATTRIBUTE_NAME.test(name) || FORBIDDEN_NAMES.has(name)) continue;
+    if (!isRecord(attribute)) return { name, value: attribute };
+    if (attribute.StringValue !== undefined && typeof attribute.StringValue !== 'string') {
+      return { name, value: attribute.StringValue };
+    }
+  }
+  return undefined;
+}
+
+/** The checked attributes as the application's strings, for a view the Queue only reports. */
+function plain(attributes: Record<string, MessageAttributeValue>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    if (typeof value.StringValue === 'string') out[name] = value.StringValue;
+  }
+  return out;
+}
+
+/** What a dead-letter move may re-send of an unreadable message: its body and checked fields. */
+function sanitized(
+  message: Message,
+  attributes: Record<string, MessageAttributeValue> | string,
+  groupId: unknown,
+): Message {
+  return {
+    MessageId: typeof message.MessageId === 'string' ? message.MessageId : undefined,
+    ReceiptHandle: message.ReceiptHandle,
+    Body: message.Body,
+    MessageAttributes: typeof attributes === 'string' ? {} : attributes,
+    Attributes: typeof groupId === 'string' && GROUP_ID.test(groupId) ? { MessageGroupId: groupId } : {},
   };
 }
 

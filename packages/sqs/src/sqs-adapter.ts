@@ -10,6 +10,7 @@ import { sqsErrorClassifier } from './classify-error';
 import { sqsAdmin } from './sqs-admin';
 import { clientFor } from './sqs-client';
 import { SqsDriver } from './sqs-driver';
+import { resolveTimeout } from './sqs-options';
 import { type ParsedSqsUrl, parseSqsUrl, queueUrl } from './sqs-url';
 
 export interface SqsAdapterOptions {
@@ -64,6 +65,7 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
         sqsAdmin({
           client,
           ownsClient: owns,
+          timeoutMs: resolveTimeout(provider.options.timeoutMs),
           urlOf: (queueName, accountId) => queueUrl(url, queueName, accountId),
           locate(queue) {
             const parsed = parseSqsUrl(urlOf(queue));

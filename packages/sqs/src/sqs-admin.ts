@@ -1,14 +1,19 @@
 import {
   ChangeMessageVisibilityBatchCommand,
   CreateQueueCommand,
+  type CreateQueueCommandOutput,
   DeleteMessageBatchCommand,
   DeleteQueueCommand,
   GetQueueAttributesCommand,
+  type GetQueueAttributesCommandOutput,
   GetQueueUrlCommand,
+  type GetQueueUrlCommandOutput,
   type Message,
   PurgeQueueCommand,
   ReceiveMessageCommand,
+  type ReceiveMessageCommandOutput,
   SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { CreateQueueRequest, DeadLetterRecord, QueueStats } from '@queueport/core';
@@ -21,11 +26,20 @@ import {
   type QueueAdmin,
   QueueError,
 } from '@queueport/core/driver';
+import { entryResults } from './batch-results';
+import {
+  DEFAULT_TIMEOUT_MS,
+  receiveAnswerBytes,
+  SMALL_ANSWER_BYTES,
+  type SqsCommand,
+  sendBounded,
+} from './call-bounds';
 import { DEDUPLICATION_ID_RULES } from './deduplication-id';
 import { fromSqsAttributes, REASON_ATTRIBUTE } from './message-attributes';
 import { fromSqsBody } from './message-body';
 import { moveTaskRedrive } from './move-task';
 import { parseQueueArn, parseRedrivePolicy } from './queue-facts';
+import { checkReceived } from './received-message';
 import { SQS_BATCH } from './sqs-options';
 
 export interface SqsAdminOptions {
@@ -36,7 +50,12 @@ export interface SqsAdminOptions {
   locate(url: string): { queueName: string; accountId: string | undefined };
   /** Destroys the client on close: only for one the adapter made. */
   ownsClient: boolean;
+  /** Each call's deadline, as the driver's `timeoutMs`. Default 10,000 ms. */
+  timeoutMs?: number;
 }
+
+/** The largest message SQS holds: the bound on what a listing of dead letters reads. */
+const SQS_MAX_MESSAGE_BYTES = 1_048_576;
 
 /** Long enough that one listing never sees a message twice; handed back when it ends. */
 const LISTING_LEASE_SECONDS = 30;
@@ -63,22 +82,32 @@ interface Located {
 export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
   const { client } = options;
   let moveTasks: 'unknown' | 'unsupported' = 'unknown';
+  const closing = new AbortController();
+  /** Every call bounded in time and size, as the driver's are, and ended by close(). */
+  const send = <T>(command: SqsCommand, maxAnswerBytes = SMALL_ANSWER_BYTES): Promise<T> =>
+    sendBounded<T>(client, command, {
+      where: 'sqs admin',
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxAnswerBytes,
+      signal: closing.signal,
+    });
 
   const urlOfName = async (queueName: string, accountId?: string): Promise<string> => {
-    const { QueueUrl } = await client.send(
+    const { QueueUrl } = await send<GetQueueUrlCommandOutput>(
       new GetQueueUrlCommand({
         QueueName: queueName,
         ...(accountId ? { QueueOwnerAWSAccountId: accountId } : {}),
       }),
     );
-    if (!QueueUrl) throw new QueueError('NOT_FOUND', `sqs: no queue named ${queueName}`);
+    if (typeof QueueUrl !== 'string' || !/^https?:\/\/\S+$/.test(QueueUrl))
+      throw new QueueError('NOT_FOUND', `sqs: no queue named ${queueName}`);
     return QueueUrl;
   };
 
   const locate = async (url: string): Promise<Located> => {
     const { queueName, accountId } = options.locate(url);
     const queueUrl = await urlOfName(queueName, accountId);
-    const { Attributes: a = {} } = await client.send(
+    const { Attributes: a = {} } = await send<GetQueueAttributesCommandOutput>(
       new GetQueueAttributesCommand({
         QueueUrl: queueUrl,
         AttributeNames: ['QueueArn', 'FifoQueue', 'RedrivePolicy'],
@@ -98,7 +127,7 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
   };
 
   const counts = async (queueUrl: string): Promise<number> => {
-    const { Attributes: a = {} } = await client.send(
+    const { Attributes: a = {} } = await send<GetQueueAttributesCommandOutput>(
       new GetQueueAttributesCommand({
         QueueUrl: queueUrl,
         AttributeNames: [
@@ -109,29 +138,41 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
       }),
     );
     return (
-      Number(a.ApproximateNumberOfMessages ?? 0) +
-      Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
-      Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
+      count(a.ApproximateNumberOfMessages) +
+      count(a.ApproximateNumberOfMessagesNotVisible) +
+      count(a.ApproximateNumberOfMessagesDelayed)
     );
   };
 
-  /** Up to `limit` of a queue's messages, each leased to us: oldest first as far as SQS says. */
+  /**
+   * Up to `limit` of a queue's messages, each leased to us: oldest first as far as SQS says.
+   * Only messages whose fields are what SQS writes; any other comes back when its lease ends.
+   */
   const take = async (queueUrl: string, limit: number): Promise<Message[]> => {
     const taken: Message[] = [];
+    const receipts = new Set<string>();
     while (taken.length < limit) {
-      const { Messages = [] } = await client.send(
+      const asked = Math.min(SQS_BATCH, limit - taken.length);
+      const { Messages } = await send<ReceiveMessageCommandOutput>(
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
-          MaxNumberOfMessages: Math.min(SQS_BATCH, limit - taken.length),
+          MaxNumberOfMessages: asked,
           VisibilityTimeout: LISTING_LEASE_SECONDS,
           WaitTimeSeconds: 0,
           MessageAttributeNames: ['All'],
           MessageSystemAttributeNames: ['ApproximateReceiveCount', 'SentTimestamp', 'MessageGroupId'],
           AttributeNames: ['ApproximateReceiveCount', 'SentTimestamp', 'MessageGroupId'] as never,
         }),
+        receiveAnswerBytes(asked, SQS_MAX_MESSAGE_BYTES),
       );
-      if (Messages.length === 0) break;
-      taken.push(...Messages);
+      const received = Array.isArray(Messages) ? Messages : [];
+      if (received.length === 0) break;
+      for (const value of received.slice(0, asked)) {
+        const checked = checkReceived(value, SQS_MAX_MESSAGE_BYTES);
+        if (!checked.ok || receipts.has(checked.message.receipt)) continue;
+        receipts.add(checked.message.receipt);
+        taken.push(checked.message.raw);
+      }
     }
     return taken;
   };
@@ -142,7 +183,7 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
 
   const handBack = (queueUrl: string, messages: readonly Message[]) =>
     inBatches(messages, (batch) =>
-      client.send(
+      send(
         new ChangeMessageVisibilityBatchCommand({
           QueueUrl: queueUrl,
           Entries: batch.map((m, i) => ({
@@ -174,7 +215,7 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
     while (moved < limit) {
       const batch = await take(deadLetter.queueUrl, Math.min(SQS_BATCH, limit - moved));
       if (batch.length === 0) break;
-      const sent = await client.send(
+      const sent = await send<SendMessageBatchCommandOutput>(
         new SendMessageBatchCommand({
           QueueUrl: located.queueUrl,
           Entries: batch.map((m, i) => {
@@ -198,10 +239,13 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
           }),
         }),
       );
-      const ok = new Set((sent.Successful ?? []).map((entry) => Number(entry.Id)));
+      // Only what SQS confirmed by exact id is deleted from the dead letters: a lookalike id or a
+      // missing answer leaves the dead letter where it is.
+      const results = entryResults(batch.length, sent?.Successful, sent?.Failed, 'sqs admin', () => true);
+      const ok = new Set(results.flatMap((result, i) => (result.ok ? [i] : [])));
       const done = batch.filter((_, i) => ok.has(i));
       if (done.length > 0) {
-        await client.send(
+        await send(
           new DeleteMessageBatchCommand({
             QueueUrl: deadLetter.queueUrl,
             Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
@@ -235,7 +279,7 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
         attributes.VisibilityTimeout = String(settings.visibilityTimeoutSeconds);
       }
       if (settings.deadLetterQueue !== false || request.redriveAfterReceives !== undefined) {
-        const { QueueUrl: dlqUrl } = await client.send(
+        const { QueueUrl: dlqUrl } = await send<CreateQueueCommandOutput>(
           new CreateQueueCommand({
             QueueName: `${base}${DEAD_LETTER_SUFFIX}${fifo ? '.fifo' : ''}`,
             Attributes: {
@@ -246,7 +290,7 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
             },
           }),
         );
-        const { Attributes } = await client.send(
+        const { Attributes } = await send<GetQueueAttributesCommandOutput>(
           new GetQueueAttributesCommand({ QueueUrl: dlqUrl!, AttributeNames: ['QueueArn'] }),
         );
         attributes.RedrivePolicy = JSON.stringify({
@@ -255,18 +299,18 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
           maxReceiveCount: request.redriveAfterReceives ?? DEFAULT_REDRIVE_AFTER_RECEIVES,
         });
       }
-      await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+      await send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
       return options.urlOf(name);
     },
 
     async deleteQueue(url: string): Promise<void> {
       const located = await locate(url);
-      await client.send(new DeleteQueueCommand({ QueueUrl: located.queueUrl }));
+      await send(new DeleteQueueCommand({ QueueUrl: located.queueUrl }));
       // Only the dead-letter queue createQueue made goes with it; a shared one stays.
       const { queueName } = options.locate(url);
       const ours = `${queueName.replace(/\.fifo$/, '')}${DEAD_LETTER_SUFFIX}${located.fifo ? '.fifo' : ''}`;
       if (located.deadLetter && parseQueueArn(located.deadLetter.arn)?.name === ours) {
-        await client.send(new DeleteQueueCommand({ QueueUrl: located.deadLetter.queueUrl }));
+        await send(new DeleteQueueCommand({ QueueUrl: located.deadLetter.queueUrl }));
       }
     },
 
@@ -299,7 +343,7 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
           body,
           attributes,
           // Less this listing's own receive.
-          receiveCount: Math.max(0, Number(m.Attributes?.ApproximateReceiveCount ?? 1) - 1),
+          receiveCount: Math.max(0, count(m.Attributes?.ApproximateReceiveCount) - 1),
           reason: reason?.BinaryValue
             ? Buffer.from(reason.BinaryValue).toString('utf8')
             : reason?.StringValue,
@@ -313,7 +357,7 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
       const located = await locate(url);
       const deadLetter = deadLettersOf(located);
       if (moveTasks === 'unknown' && limit >= (await counts(deadLetter.queueUrl))) {
-        const moved = await moveTaskRedrive(client, deadLetter.arn, located.arn);
+        const moved = await moveTaskRedrive(send, deadLetter.arn, located.arn);
         if (moved !== undefined) return moved;
         // This server has no message-move tasks (moto, local emulators): move them one by one.
         moveTasks = 'unsupported';
@@ -323,11 +367,17 @@ export function sqsAdmin(options: SqsAdminOptions): QueueAdmin {
 
     async purge(url: string): Promise<void> {
       const located = await locate(url);
-      await client.send(new PurgeQueueCommand({ QueueUrl: located.queueUrl }));
+      await send(new PurgeQueueCommand({ QueueUrl: located.queueUrl }));
     },
 
     async close(): Promise<void> {
+      closing.abort(new QueueError('CLOSED', 'sqs admin is closed'));
       if (options.ownsClient) client.destroy();
     },
   };
+}
+
+/** A count SQS writes as digits; anything else counts as none. */
+function count(value: unknown): number {
+  return typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : 0;
 }

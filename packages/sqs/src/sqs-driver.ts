@@ -45,7 +45,7 @@ import {
 } from './message-attributes';
 import { fromSqsBody, toSqsBody } from './message-body';
 import { type QueueFacts, readQueueFacts } from './queue-facts';
-import { type CheckedMessage, checkReceived } from './received-message';
+import { type CheckedMessage, checkReceived, type UnreadableMessage } from './received-message';
 import {
   type ResolvedOptions,
   resolveOptions,
@@ -81,8 +81,9 @@ const SYSTEM_ATTRIBUTES: MessageSystemAttributeName[] = [
  *
  * What SQS answers is outside input: every call has a deadline and a cap on the answer's size,
  * batch results count only for the entry whose id they repeat exactly, and a received message
- * whose fields are not what SQS writes is never handed out (it comes back when its visibility
- * timeout ends, and SQS's redrive policy moves it on after its receives).
+ * whose fields are not what SQS writes never reaches the application: handed over in the form
+ * the Queue refuses (reported, dead-lettered) where the Queue can see the fault, else left to
+ * its visibility timeout and SQS's redrive policy.
  */
 export class SqsDriver implements Driver {
   readonly name: string;
@@ -239,6 +240,7 @@ export class SqsDriver implements Driver {
       if (signal.aborted) return [];
       const wait = Math.max(0, Math.floor((deadline - Date.now()) / 1000));
       let received: CheckedMessage[];
+      let unreadable: UnreadableMessage[];
       try {
         const answer = await this.#send<ReceiveMessageCommandOutput>(
           new ReceiveMessageCommand({
@@ -257,17 +259,29 @@ export class SqsDriver implements Driver {
             maxAnswerBytes: receiveAnswerBytes(request.maxMessages, this.#facts.maxMessageBytes),
           },
         );
-        received = await this.#checkReceived(answer?.Messages, request.maxMessages);
+        ({ received, unreadable } = await this.#checkReceived(answer?.Messages, request.maxMessages));
       } catch (error) {
         // Messages an aborted call had already leased come back when their lease ends.
         if (signal.aborted) return [];
         throw error;
       }
       const due = this.#facts.fifo ? await this.#hideEarly(received) : received;
-      if (due.length > 0 || wait === 0 || Date.now() >= deadline) {
-        return due.map((message) => this.#toDriverMessage(message, lease));
+      if (due.length > 0 || unreadable.length > 0 || wait === 0 || Date.now() >= deadline) {
+        return [
+          ...due.map((message) => this.#toDriverMessage(message, lease)),
+          ...unreadable.map((message) => this.#toUnreadable(message, lease)),
+        ];
       }
     }
+  }
+
+  /**
+   * An unreadable message as the Queue refuses it (reported as `invalid-message`, moved to the
+   * dead letters where it has a receipt): the Queue checks every field a driver hands over.
+   */
+  #toUnreadable(message: UnreadableMessage, lease: number): DriverMessage {
+    if (this.#mover && message.receipt && message.held) this.#held.hold(message.receipt, message.held, lease);
+    return message.view as unknown as DriverMessage;
   }
 
   /**
@@ -275,23 +289,34 @@ export class SqsDriver implements Driver {
    * each once. More than asked for go back at once (visible again); unreadable ones are left to
    * their visibility timeout: a receipt that is not one cannot be given back.
    */
-  async #checkReceived(messages: unknown, maxMessages: number): Promise<CheckedMessage[]> {
-    if (messages === undefined) return [];
+  async #checkReceived(
+    messages: unknown,
+    maxMessages: number,
+  ): Promise<{ received: CheckedMessage[]; unreadable: UnreadableMessage[] }> {
+    const received: CheckedMessage[] = [];
+    const unreadable: UnreadableMessage[] = [];
+    if (messages === undefined) return { received, unreadable };
     if (!Array.isArray(messages)) {
       throw new QueueError('UNAVAILABLE', `${this.name}: SQS answered a receive without a message list`);
     }
-    const taken: CheckedMessage[] = [];
     const extra: CheckedMessage[] = [];
     const receipts = new Set<string>();
     const ids = new Set<string>();
     for (const value of messages) {
       const checked = checkReceived(value, this.#facts.maxMessageBytes);
-      if (!checked.ok) continue;
+      const taken = received.length + unreadable.length;
+      if (!checked.ok) {
+        const receipt = checked.unreadable?.receipt;
+        if (!checked.unreadable || taken >= maxMessages || (receipt && receipts.has(receipt))) continue;
+        if (receipt) receipts.add(receipt);
+        unreadable.push(checked.unreadable);
+        continue;
+      }
       const { message } = checked;
       if (receipts.has(message.receipt) || ids.has(message.messageId)) continue;
       receipts.add(message.receipt);
       ids.add(message.messageId);
-      (taken.length < maxMessages ? taken : extra).push(message);
+      (taken < maxMessages ? received : extra).push(message);
     }
     if (extra.length > 0) {
       // SQS never sends more than asked: one call gives back what a real queue could have sent
@@ -300,7 +325,7 @@ export class SqsDriver implements Driver {
       const back = extra.slice(0, SQS_BATCH).map((m) => ({ receipt: m.receipt, seconds: 0 }));
       await this.#changeVisibility(back).catch(() => {});
     }
-    return taken;
+    return { received, unreadable };
   }
 
   /**

@@ -1,5 +1,13 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { canonicalJson, openQueue, type QueueError } from '@queueport/core';
+import {
+  AdapterRegistry,
+  canonicalJson,
+  encodeEnvelope,
+  openQueue,
+  prepareEnvelope,
+  Queue,
+  type QueueError,
+} from '@queueport/core';
 import type { OutgoingMessage } from '@queueport/core/driver';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqsDriver, sqsAdapter } from '../src';
@@ -179,38 +187,98 @@ describe('received messages are checked field by field', () => {
   const body = canonicalJson({ event_id: 'e', payload: {} });
   const good = (i: number) => sqsMessage({ id: `m-${i}`, receipt: `r-${i}`, body });
 
-  it('hands out only the messages whose every field is what SQS writes', async () => {
-    const hostile = [
-      { ...good(1), Attributes: { ApproximateReceiveCount: 'abc' } },
-      { ...good(2), Attributes: { ApproximateReceiveCount: '0' } },
-      { ...good(3), Attributes: { ApproximateReceiveCount: '1e3' } },
-      { ...good(4), Attributes: { ApproximateReceiveCount: '99999999999999999999' } },
-      { ...good(5), Attributes: {} },
-      { ...good(6), ReceiptHandle: undefined },
-      { ...good(7), ReceiptHandle: '' },
-      { ...good(8), ReceiptHandle: 7 },
-      { ...good(9), ReceiptHandle: 'has space' },
-      { ...good(10), MessageId: 5 },
-      { ...good(11), MessageId: '' },
-      { ...good(12), MessageAttributes: { x: 5 } },
-      { ...good(13), MessageAttributes: { x: { DataType: 'String', StringValue: 5 } } },
-      { ...good(14), MessageAttributes: { x: { DataType: 'Weird', StringValue: 'v' } } },
-      { ...good(15), MessageAttributes: { 'aws.x': { DataType: 'String', StringValue: 'v' } } },
-      { ...good(16), MessageAttributes: JSON.parse('{"__proto__":{"DataType":"String","StringValue":"v"}}') },
-      { ...good(17), MessageAttributes: [] },
-      { ...good(18), Attributes: { ApproximateReceiveCount: '1', MessageGroupId: 5 } },
-      { ...good(19), Attributes: { ApproximateReceiveCount: 2 } },
-      { ...good(20), Attributes: [] },
-      { ...good(21), Attributes: { ApproximateReceiveCount: '1', ApproximateFirstReceiveTimestamp: 'soon' } },
-    ];
+  const envelope = encodeEnvelope(prepareEnvelope({ event_id: 'e-good', type: 't', payload: {} }));
+  const real = (i: number) => sqsMessage({ id: `m-${i}`, receipt: `r-${i}`, body: envelope });
+
+  /** The Queue over the driver: what it delivers, and what it reported as invalid. */
+  async function throughQueue(hostile: unknown) {
     const server = await serve((request) =>
       request.operation === 'ReceiveMessage'
-        ? { kind: 'json', body: { Messages: [...hostile, good(0)] } }
+        ? { kind: 'json', body: { Messages: [hostile, real(0)] } }
         : undefined,
     );
-    const driver = await driverOn(server);
-    const received = await driver.receive({ maxMessages: 10, leaseSeconds: 30, waitSeconds: 0 });
-    expect(received).toEqual([{ receipt: 'r-0', messageId: 'm-0', body, attributes: {}, receiveCount: 1 }]);
+    const queue = new Queue(await driverOn(server));
+    const invalid: string[] = [];
+    queue.on('invalid-message', ({ error }) => invalid.push(error.message));
+    const deliveries = await queue.receive({ maxMessages: 10, leaseSeconds: 30, waitSeconds: 0 });
+    return { delivered: deliveries.map((d) => [d.messageId, d.receiveCount]), invalid };
+  }
+
+  // Faults the Queue can see in the message it is handed: it reports them as invalid messages.
+  it.each([
+    [
+      'a receive count of "abc"',
+      { ...real(1), Attributes: { ApproximateReceiveCount: 'abc' } },
+      'receiveCount',
+    ],
+    ['a receive count of "0"', { ...real(1), Attributes: { ApproximateReceiveCount: '0' } }, 'receiveCount'],
+    [
+      'a receive count of "1e3"',
+      { ...real(1), Attributes: { ApproximateReceiveCount: '1e3' } },
+      'receiveCount',
+    ],
+    [
+      'a receive count past 2^53',
+      { ...real(1), Attributes: { ApproximateReceiveCount: '99999999999999999999' } },
+      'receiveCount',
+    ],
+    [
+      'a receive count that is a number',
+      { ...real(1), Attributes: { ApproximateReceiveCount: 2 } },
+      'receiveCount',
+    ],
+    ['no receive count', { ...real(1), Attributes: {} }, 'receiveCount'],
+    ['no ReceiptHandle', { ...real(1), ReceiptHandle: undefined }, 'receipt'],
+    ['an empty ReceiptHandle', { ...real(1), ReceiptHandle: '' }, 'receipt'],
+    ['a numeric ReceiptHandle', { ...real(1), ReceiptHandle: 7 }, 'receipt'],
+    ['a numeric MessageId', { ...real(1), MessageId: 5 }, 'messageId'],
+    ['an empty MessageId', { ...real(1), MessageId: '' }, 'messageId'],
+    ['an attribute that is a number', { ...real(1), MessageAttributes: { x: 5 } }, 'attribute'],
+    [
+      'an attribute whose text is a number',
+      { ...real(1), MessageAttributes: { x: { DataType: 'String', StringValue: 5 } } },
+      'attribute',
+    ],
+    [
+      'a numeric MessageGroupId',
+      { ...real(1), Attributes: { ApproximateReceiveCount: '1', MessageGroupId: 5 } },
+      'groupId',
+    ],
+  ])(
+    'never hands out a message with %s, and the Queue reports it as invalid',
+    async (_what, hostile, field) => {
+      const { delivered, invalid } = await throughQueue(hostile);
+      expect(delivered).toEqual([['m-0', 1]]);
+      expect(invalid).toHaveLength(1);
+      expect(invalid[0]).toContain(field);
+    },
+  );
+
+  // Faults only SQS's rules see: the message is left to its visibility timeout (and redrive).
+  it.each([
+    ['a ReceiptHandle with a space', { ...real(1), ReceiptHandle: 'has space' }],
+    [
+      'an attribute of no SQS data type',
+      { ...real(1), MessageAttributes: { x: { DataType: 'Weird', StringValue: 'v' } } },
+    ],
+    [
+      'an attribute name SQS reserves',
+      { ...real(1), MessageAttributes: { 'aws.x': { DataType: 'String', StringValue: 'v' } } },
+    ],
+    [
+      'an attribute named __proto__',
+      { ...real(1), MessageAttributes: JSON.parse('{"__proto__":{"DataType":"String","StringValue":"v"}}') },
+    ],
+    ['attributes that are a list', { ...real(1), MessageAttributes: [] }],
+    ['system attributes that are a list', { ...real(1), Attributes: [] }],
+    [
+      'a first-receive time that is no time',
+      { ...real(1), Attributes: { ApproximateReceiveCount: '1', ApproximateFirstReceiveTimestamp: 'soon' } },
+    ],
+  ])('never hands out a message with %s', async (_what, hostile) => {
+    const { delivered, invalid } = await throughQueue(hostile);
+    expect(delivered).toEqual([['m-0', 1]]);
+    expect(invalid).toEqual([]);
   });
 
   it('keeps a message an answer repeats once (same receipt or same message id)', async () => {
@@ -453,6 +521,80 @@ describe('a server never gets the configured keys into an error', () => {
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'INTERNAL' });
     expectClean(error);
+  });
+});
+
+describe('the admin trusts no more of an answer than the driver', () => {
+  it('deletes from the dead letters only what the send confirmed by exact id', async () => {
+    const body = canonicalJson({ event_id: 'e', payload: {} });
+    let received = false;
+    const server = await serve((request) => {
+      switch (request.operation) {
+        case 'GetQueueAttributes':
+          return {
+            kind: 'json',
+            body: {
+              Attributes: {
+                QueueArn: 'arn:aws:sqs:us-east-1:000000000000:hostile',
+                RedrivePolicy: JSON.stringify({
+                  deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:hostile-dlq',
+                  maxReceiveCount: 5,
+                }),
+              },
+            },
+          };
+        case 'StartMessageMoveTask':
+          return {
+            kind: 'json',
+            status: 400,
+            body: { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: 'no' },
+          };
+        case 'ReceiveMessage': {
+          if (received) return { kind: 'json', body: {} };
+          received = true;
+          const messages = [0, 1].map((i) => sqsMessage({ id: `m-${i}`, receipt: `r-${i}`, body }));
+          return { kind: 'json', body: { Messages: messages } };
+        }
+        case 'SendMessageBatch':
+          return {
+            kind: 'json',
+            body: {
+              Successful: ['00', '1'].map((Id) => ({
+                Id,
+                MessageId: `x${Id}`,
+                MD5OfMessageBody: md5Of(body),
+              })),
+            },
+          };
+        case 'DeleteMessageBatch':
+        case 'ChangeMessageVisibilityBatch': {
+          const entries = request.input.Entries as unknown[];
+          return { kind: 'json', body: { Successful: entries.map((_, i) => ({ Id: String(i) })) } };
+        }
+        default:
+          return undefined;
+      }
+    });
+    const registry = new AdapterRegistry([sqsAdapter]);
+    const provider = `sqs://us-east-1?endpoint=${encodeURIComponent(server.endpoint)}`;
+    const admin = await registry.openAdmin(provider, {
+      env: { AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' },
+    });
+    closers.push(() => admin.close());
+    const url = `sqs://us-east-1/hostile?endpoint=${encodeURIComponent(server.endpoint)}`;
+    expect(await admin.redriveDeadLetters!(url, { limit: 10 })).toBe(1);
+    const deleted = server.requests.filter((r) => r.operation === 'DeleteMessageBatch');
+    expect(
+      deleted.flatMap((r) =>
+        (r.input.Entries as Array<{ ReceiptHandle: string }>).map((e) => e.ReceiptHandle),
+      ),
+    ).toEqual(['r-1']);
+    const handedBack = server.requests.filter((r) => r.operation === 'ChangeMessageVisibilityBatch');
+    expect(
+      handedBack.flatMap((r) =>
+        (r.input.Entries as Array<{ ReceiptHandle: string }>).map((e) => e.ReceiptHandle),
+      ),
+    ).toEqual(['r-0']);
   });
 });
 
