@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,12 @@ import {
 import { destination, LOOPBACK_SSRF } from './helpers/fixtures';
 import { answer, closedPort, startServer, type TestServer } from './helpers/http-servers';
 
-const REQUEST_TIMEOUT_MS = 300;
+/** For requests a receiver never answers in time: the sender gives up after this. */
+const SHORT_TIMEOUT_MS = 300;
+/** For requests that are answered: long enough for a busy machine. */
+const ANSWER_TIMEOUT_MS = 10_000;
+/** A worker's sender sees both; the slow attempt costs this much real time. */
+const WORKER_TIMEOUT_MS = 2_000;
 const servers: { close(): Promise<void> | void }[] = [];
 const senders: WebhookSender[] = [];
 
@@ -31,7 +37,7 @@ afterEach(async () => {
 
 function sender(options: WebhookSenderOptions = {}): WebhookSender {
   const created = createWebhookSender({
-    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    requestTimeoutMs: ANSWER_TIMEOUT_MS,
     ...options,
     ssrf: { ...LOOPBACK_SSRF, ...options.ssrf },
   });
@@ -45,12 +51,16 @@ async function server(handler: Parameters<typeof startServer>[0]): Promise<TestS
   return started;
 }
 
-/** Acts on every request at once (it is recorded), then answers 200 after the sender gave up. */
-const slowReceiver = () =>
-  server(async (_request, res) => {
-    await new Promise((resolve) => setTimeout(resolve, REQUEST_TIMEOUT_MS * 3));
-    if (!res.destroyed) answer(res, 200);
-  });
+/**
+ * Acts on the request (it is recorded), then answers only once the sender has given up and
+ * closed the connection: too late, however slow the machine is.
+ */
+async function answerTooLate(res: ServerResponse): Promise<void> {
+  if (!res.socket?.destroyed) await once(res, 'close');
+  if (!res.destroyed) answer(res, 200);
+}
+
+const slowReceiver = () => server((_request, res) => answerTooLate(res));
 
 /** Reads the whole request, then breaks the connection without a word. */
 const cuttingReceiver = () =>
@@ -87,7 +97,7 @@ const sendTo = (s: WebhookSender, url: string) =>
 describe('the sender tells "sent, no usable answer" from "never sent"', () => {
   it('a timeout after the request left is an ambiguous retry (the receiver acted)', async () => {
     const target = await slowReceiver();
-    const outcome = await sendTo(sender(), target.url);
+    const outcome = await sendTo(sender({ requestTimeoutMs: SHORT_TIMEOUT_MS }), target.url);
     expect(outcome).toMatchObject({ kind: 'retry', ambiguous: true });
     if (outcome.kind === 'retry')
       expect(outcome.reason).toMatch(/request timeout.*after the request was sent/);
@@ -134,7 +144,7 @@ describe('the sender tells "sent, no usable answer" from "never sent"', () => {
     expect(unresolved.kind).toBe('retry');
     expect(unresolved).not.toHaveProperty('ambiguous');
 
-    const guarded = createWebhookSender({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
+    const guarded = createWebhookSender();
     senders.push(guarded);
     const refusal = await sendTo(guarded, 'https://127.0.0.1/hook');
     expect(refusal.kind).toBe('terminal');
@@ -192,7 +202,7 @@ describe.each(stores)(
         const worker = new DeliveryWorker({
           queue,
           ledger,
-          sender: sender(),
+          sender: sender({ requestTimeoutMs: WORKER_TIMEOUT_MS }),
           clock,
           route: () => destination(receiver.url),
         });
@@ -218,8 +228,8 @@ describe.each(stores)(
     it('a slow receiver that acted, then answered after the timeout: delivered later, still ambiguous, reported', async () => {
       let calls = 0;
       const receiver = await server(async (_request, res) => {
-        if (++calls === 1) await new Promise((resolve) => setTimeout(resolve, REQUEST_TIMEOUT_MS * 3));
-        if (!res.destroyed) answer(res, 200);
+        if (++calls === 1) await answerTooLate(res);
+        else answer(res, 200);
       });
       const { row, report } = await deliverTwice(receiver);
       expect(receiver.received).toHaveLength(2);
