@@ -99,7 +99,12 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
           owns,
         ),
         'bullmq admin',
-        classifyBullmqError,
+        // Every failure through normalizeError with the password: guardedAdmin's own pass knows none.
+        (error) =>
+          classifyBullmqError(error) ??
+          normalizeError(error, 'bullmq admin', undefined, {
+            secrets: provider.redis.password ? [provider.redis.password] : [],
+          }),
       );
     },
   });

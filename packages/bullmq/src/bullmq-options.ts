@@ -120,7 +120,8 @@ export function bullmqCapabilities(options: ResolvedOptions): Capabilities {
     maxBodyBytes: options.maxBodyBytes,
     // Delays are native to the millisecond, 7 days included; the Queue enforces the maximum.
     delay: { maxSeconds: MAX_DELAY_SECONDS, nativeMaxSeconds: MAX_DELAY_SECONDS, fractional: true },
-    dedupe: { kind: 'window', windowSeconds: options.dedupeWindowSeconds },
+    // A deduplicated add answers with the holder's job id, not the one asked for: a true signal.
+    dedupe: { kind: 'window', windowSeconds: options.dedupeWindowSeconds, reportsDuplicates: true },
     // Open-source BullMQ has no message groups; one consumer taking one job at a time sees add order.
     ordering: 'fifo-single-consumer',
     leaseExtension: true,

@@ -343,6 +343,7 @@ describe('options', () => {
     expect(build({ dedupeWindowSeconds: 60 })().capabilities.dedupe).toEqual({
       kind: 'window',
       windowSeconds: 60,
+      reportsDuplicates: true,
     });
   });
 

@@ -31,7 +31,18 @@ describe('parseBullmqUrl: where Redis is', () => {
         maxRetriesPerRequest: null,
       },
       options: { prefix: 'app' },
+      timeoutMs: 10_000,
     });
+  });
+
+  it('reads timeoutMs, and refuses one outside 100 ms to 10 minutes', () => {
+    expect(parse('bullmq://h/q?timeoutMs=2500').timeoutMs).toBe(2500);
+    for (const value of ['0', '99', '600001', 'soon', '1.5']) {
+      expect(refusal(`bullmq://h/q?timeoutMs=${value}`), value).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        details: { field: 'timeoutMs' },
+      });
+    }
   });
 
   it('defaults to port 6379, no db, no tls, no password, and BullMQ its own prefix', () => {

@@ -124,6 +124,27 @@ describe('opening a bullmq:// URL has a deadline, and names what went wrong', ()
     expect(JSON.parse(stdout.trim())).toMatchObject({ code: 'UNAVAILABLE' });
   });
 
+  it("keeps the password out of an admin's refusal when a hostile server echoes every command", async () => {
+    const password = 'qp-h2-Admin-Secret-7Yh3Wq';
+    const port = await fakeServer((socket, data) => {
+      socket.write(`-ERR unknown command ${data.toString('latin1').replace(/\r\n/g, ' ')}\r\n`);
+    });
+    const admin = await registry.openAdmin(`bullmq://127.0.0.1:${port}?timeoutMs=1000&passwordEnv=PW`, {
+      env: { PW: password },
+    });
+    try {
+      const error = await admin.createQueue({ name: 'never' }).then(
+        () => undefined,
+        (e: QueueError) => e,
+      );
+      expect(error).toBeDefined();
+      const everything = `${error!.message} ${JSON.stringify(error!.details ?? {})} ${String(error!.cause)}`;
+      expect(everything).not.toContain(password);
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('refuses an admin on a closed port with the same cause', async () => {
     const admin = await registry.openAdmin(`bullmq://127.0.0.1:${await closedPort()}`);
     try {
