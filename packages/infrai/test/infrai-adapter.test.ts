@@ -196,7 +196,9 @@ describe('the manifest', () => {
     await f.admin.createQueue({ name: 'orders' });
     const queue = await f.open('orders');
     expect(queue.bridgesDelays).toBe(false);
-    await expect(queue.receive({ maxMessages: 11 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    // Past the manifest's 10 a receive is capped by the Queue, not refused (the simulator would
+    // refuse max_messages 11 with a VALIDATION_ERROR).
+    expect(await queue.receive({ maxMessages: 11 })).toEqual([]);
     await expect(queue.receive({ leaseSeconds: 43_201 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(queue.publish({ ...event(), delaySeconds: 1.5 })).rejects.toMatchObject({
       code: 'DELAY_OUT_OF_RANGE',

@@ -5,6 +5,7 @@ import {
   type JsonValue,
   prepareEnvelope,
   Queue,
+  type QueueError,
 } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { MemoryDriver } from '@queueport/memory';
@@ -154,22 +155,28 @@ describe('through the Queue', () => {
     expect(delivery!.envelope.payload).toEqual(input.envelope.payload);
   });
 
-  it('keeps an attribute named __proto__ through the Queue, as the memory driver does', async () => {
+  it('treats an attribute named __proto__ as the memory driver does, through the Queue', async () => {
+    // Whether the Queue takes such a name is core's rule; what Infrai adds is nothing: the
+    // attribute comes back as it went out, and the Queue decides the same way for both.
     const attributes = Object.fromEntries([
       ['__proto__', 'x'],
       ['tenant', 'acme'],
     ]) as Record<string, string>;
+    const seen = async (queue: Queue, id: string) => {
+      const published = await queue.publish({ ...event(id), attributes }).then(
+        () => 'published',
+        (error: QueueError) => error.code,
+      );
+      const received = await queue.receive();
+      return { published, received: received.map((d) => Object.entries(d.attributes)) };
+    };
     const memory = new Queue(new MemoryDriver());
-    await memory.publish({ ...event('proto-mem'), attributes });
-    const [fromMemory] = await memory.receive();
-    expect(Object.entries(fromMemory!.attributes)).toEqual(Object.entries(attributes));
+    const fromMemory = await seen(memory, 'proto-mem');
     await memory.close();
 
     fixture = await startFixture({ simulator: { clock: new VirtualClock() } });
     await fixture.admin.createQueue({ name: 'orders' });
     const queue = await fixture.open('orders');
-    await queue.publish({ ...event('proto-infrai'), attributes });
-    const [fromInfrai] = await queue.receive();
-    expect(Object.entries(fromInfrai!.attributes)).toEqual(Object.entries(attributes));
+    expect(await seen(queue, 'proto-infrai')).toEqual(fromMemory);
   });
 });
