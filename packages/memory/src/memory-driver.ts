@@ -84,7 +84,8 @@ export class MemoryDriver implements Driver {
         nativeMaxSeconds: options.nativeMaxDelaySeconds ?? MAX_DELAY_SECONDS,
         fractional: options.fractionalDelay ?? false,
       },
-      dedupe,
+      // The driver knows which publishes it absorbed, so its answer may say so.
+      dedupe: dedupe.kind === 'none' ? dedupe : { reportsDuplicates: true, ...dedupe },
       ordering: options.ordering ?? 'fifo-per-group',
       leaseExtension: true,
       leaseSeconds: { min: 0, max: 43_200 },

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { event, setup } from './helpers/setup';
 
 describe('dedupe: the default 300 s window', () => {
-  it('declares the window', () => {
+  it('declares the window, and that its publish answers say when a repeat was absorbed', () => {
     expect(setup().driver.capabilities.dedupe).toEqual({
       kind: 'window',
       windowSeconds: FIFO_DEDUPE_WINDOW_SECONDS,
+      reportsDuplicates: true,
     });
   });
 

@@ -68,10 +68,10 @@ describe('openQueue with memoryAdapter', () => {
     expect(queue.bridgesDelays).toBe(true);
     expect(
       (await openQueue(`memory://${fresh()}?dedupe=while-retained`, { adapters })).driver.capabilities.dedupe,
-    ).toEqual({ kind: 'while-retained' });
+    ).toEqual({ kind: 'while-retained', reportsDuplicates: true });
     expect(
       (await openQueue(`memory://${fresh()}?dedupe=window:60`, { adapters })).driver.capabilities.dedupe,
-    ).toEqual({ kind: 'window', windowSeconds: 60 });
+    ).toEqual({ kind: 'window', windowSeconds: 60, reportsDuplicates: true });
   });
 
   it('refuses to reopen a name with other options, but not with the same or none', async () => {
