@@ -1,9 +1,9 @@
 import type { CreateQueueRequest, DeadLetterRecord, QueueAdmin, QueueStats } from '@queueport/core';
 import { DEFAULT_REDRIVE_AFTER_RECEIVES, QueueError } from '@queueport/core/driver';
-import { type Job, Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeConnection } from './close-connection';
-import { decodeJobData } from './job-data';
+import { type DecodedJobData, decodeJobData } from './job-data';
 import { existenceKey, queueKeysPattern, redriveKey } from './queue-keys';
 
 const HELD_STATES = ['waiting', 'prioritized', 'delayed', 'active'] as const;
@@ -39,6 +39,10 @@ export function bullmqAdmin(
       queues.set(key, queue);
     }
     return { queue, prefix };
+  };
+  const queueKey = (url: string): string => {
+    const { queueName, prefix } = target.locate(url);
+    return `${prefix}:${queueName}`;
   };
   const existing = async (url: string) => {
     await target.ready();
@@ -94,15 +98,22 @@ export function bullmqAdmin(
       return { depth, oldestReadyAgeSeconds: await oldestReadyAge(queue), deadLetters: counts.failed ?? 0 };
     },
     async listDeadLetters(url, { limit }) {
-      const queue = await existing(url);
-      const jobs = await queue.getJobs(['failed'], 0, limit - 1, true);
-      return jobs.filter((job): job is Job => Boolean(job)).map(deadLetterRecord);
+      await existing(url);
+      const key = queueKey(url);
+      // Read raw, not through BullMQ's getJobs: one dead letter it cannot parse (a foreign job
+      // the driver moved there) would fail the whole list.
+      const ids = await connection.zrange(`${key}:failed`, 0, limit - 1);
+      const records = await Promise.all(ids.map((id) => readDeadLetter(connection, key, id)));
+      return records.filter((record): record is DeadLetterRecord => record !== undefined);
     },
     async redriveDeadLetters(url, { limit }) {
       const queue = await existing(url);
-      const jobs = await queue.getJobs(['failed'], 0, limit - 1, true);
+      const ids = await connection.zrange(`${queueKey(url)}:failed`, 0, limit - 1);
       let moved = 0;
-      for (const job of jobs) {
+      for (const id of ids) {
+        // A job BullMQ cannot read stays among the dead letters: back in the queue it would only
+        // be dead-lettered again.
+        const job = await Job.fromId(queue, id).catch(() => undefined);
         if (!job) continue;
         await job.retry('failed');
         moved++;
@@ -140,17 +151,30 @@ async function oldestReadyAge(queue: Queue): Promise<number | null> {
   return Math.max(0, (Date.now() - readySince) / 1000);
 }
 
-function deadLetterRecord(job: Job): DeadLetterRecord {
-  const decoded = decodeJobData(job.data);
-  // A job the driver dead-lettered because its data could not be read has no body to show.
+/** One dead letter from its raw hash, every field checked; undefined when its key is no job. */
+async function readDeadLetter(
+  connection: Redis,
+  queueKey: string,
+  id: string,
+): Promise<DeadLetterRecord | undefined> {
+  const fields = await connection.hgetall(`${queueKey}:${id}`).catch(() => undefined);
+  if (!fields || Object.keys(fields).length === 0) return undefined;
+  let decoded: DecodedJobData = { ok: false, reason: 'its data is not JSON' };
+  try {
+    decoded = decodeJobData(JSON.parse(fields.data ?? '{}'));
+  } catch {
+    // Shown without a body: the reason says why it is here.
+  }
   const { body, attributes } = decoded.ok ? decoded : { body: '', attributes: {} };
+  const count = /^[0-9]{1,15}$/.test(fields.ats ?? '') ? Number(fields.ats) : 0;
+  const at = /^[0-9]{1,15}$/.test(fields.finishedOn ?? '') ? Number(fields.finishedOn) : undefined;
   return {
-    messageId: job.id!,
-    eventId: job.name,
+    messageId: id,
+    eventId: fields.name ?? '',
     body,
     attributes,
-    receiveCount: job.attemptsStarted,
-    reason: job.failedReason,
-    at: job.finishedOn,
+    receiveCount: count,
+    reason: fields.failedReason,
+    at,
   };
 }

@@ -1,8 +1,17 @@
-import { type Delivery, Queue } from '@queueport/core';
+import { AdapterRegistry, type Delivery, Queue } from '@queueport/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BullmqDriver } from '../src';
+import { BullmqDriver, bullmqAdapter } from '../src';
 import { writeForeignJob } from './support/foreign-job';
-import { deleteKeys, event, freshName, testRedis, uniquePrefix, until } from './support/unit-redis';
+import { bullmqProviderUrl } from './support/redis';
+import {
+  bullmqQueueUrl,
+  deleteKeys,
+  event,
+  freshName,
+  testRedis,
+  uniquePrefix,
+  until,
+} from './support/unit-redis';
 
 // Jobs written straight into Redis by someone else (another BullMQ version, a script, an
 // attacker with Redis access), laid out as BullMQ lays a job out but with fields BullMQ's own
@@ -10,6 +19,7 @@ import { deleteKeys, event, freshName, testRedis, uniquePrefix, until } from './
 const prefix = uniquePrefix('foreign');
 const redis = testRedis();
 const closers: Array<() => Promise<unknown>> = [];
+const registry = new AdapterRegistry([bullmqAdapter]);
 
 afterEach(async () => {
   await Promise.allSettled(closers.splice(0).map((close) => close()));
@@ -121,5 +131,32 @@ describe('a foreign job among good ones (consumed at concurrency 10)', () => {
     expect(invalid).toEqual([badId]);
     expect(await redis.zscore(key('failed'), badId)).not.toBeNull();
     expect(await redis.zscore(key('completed'), first!.messageId)).not.toBeNull();
+  });
+
+  it('lists a dead-lettered foreign job among the dead letters, with its reason', async () => {
+    const { queue, base, key } = await openQueue();
+    queue.on('invalid-message', () => {});
+    const bad = await writeForeignJob(redis, base, { fields: { opts: 'nope{', data: '{not json' } });
+    const wrongType = await writeForeignJob(redis, base, { type: 'list' });
+    await queue.publish(event('fine'));
+    const [fine] = await queue.receive({ maxMessages: 10, waitSeconds: 1 });
+    await fine!.deadLetter('the handler gave up');
+    expect(await redis.zcard(key('failed'))).toBe(3);
+    const admin = await registry.openAdmin(bullmqProviderUrl({ prefix }));
+    closers.push(() => admin.close());
+    const url = bullmqQueueUrl(base.slice(prefix.length + 1), { prefix });
+    const dead = await admin.listDeadLetters!(url, { limit: 10 });
+    expect(Object.fromEntries(dead.map((d) => [d.messageId, d.reason]))).toEqual({
+      [bad]: 'bullmq: its opts are not JSON',
+      [wrongType]: 'bullmq: its key holds a Redis list, not a hash',
+      [fine!.messageId]: 'the handler gave up',
+    });
+    expect(dead.find((d) => d.messageId === fine!.messageId)).toMatchObject({
+      eventId: 'fine',
+      receiveCount: 1,
+    });
+    // Those BullMQ can read go back (the list's stand-in hash among them); one it cannot, stays.
+    expect(await admin.redriveDeadLetters!(url, { limit: 10 })).toBe(2);
+    expect(await redis.zrange(key('failed'), 0, -1)).toEqual([bad]);
   });
 });
