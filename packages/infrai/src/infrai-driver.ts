@@ -150,8 +150,9 @@ export class InfraiDriver implements Driver {
       if (result?.ok === true && boundedText(result.message_id, MESSAGE_ID_MAX)) {
         outcomes[index] = { ok: true, messageId: result.message_id };
       } else if (result?.ok !== true && result?.error?.code === 'IDEMPOTENCY_CONFLICT') {
-        // The key was used for another request within the window: a repeat Infrai absorbed.
-        outcomes[index] = { ok: true, messageId: '', duplicate: true };
+        // The key was used for another request within the window: a repeat Infrai absorbed. Its
+        // answer names no message, so the key it was absorbed under stands in for the id.
+        outcomes[index] = { ok: true, messageId: entries[i]!.idempotency_key, duplicate: true };
       } else {
         outcomes[index] = { ok: false, error: entryError(result?.error, this.#http, this.name) };
       }
