@@ -39,7 +39,8 @@ describe('queueport drill against a Redis nothing listens on', () => {
             ?.detail
         : cli.stdout();
       // Said by the adapter, or found by the drill's own probe when the adapter says nothing.
-      expect(shown).toMatch(new RegExp(`127\\.0\\.0\\.1:${port}\\b.*refused`));
+      // (The adapter may keep the host to itself; the port and the refusal are what matter.)
+      expect(shown).toMatch(new RegExp(`:${port}\\b.*refused`));
       expect(shown).not.toMatch(/raise --timeout-ms/);
     });
   }
