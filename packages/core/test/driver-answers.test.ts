@@ -176,3 +176,33 @@ describe('every field of a driver message is checked before it becomes a deliver
     expect(delivery!.attributes).toEqual({ a: '1' });
   });
 });
+
+describe('a settle or publish outcome is a success only when it says so in full', () => {
+  it.each([
+    ['ok that is not true', { ok: 'yes' }],
+    ['no ok at all', {}],
+    ['null', null],
+    ['a number', 1],
+  ])('an ack answered with %s is an INTERNAL failure, not a success', async (_name, outcome) => {
+    const driver = new AnsweringDriver([[message(1)]]);
+    driver.ack = async () => [outcome] as never;
+    const [delivery] = await new Queue(driver).receive();
+    await expect(delivery!.ack()).rejects.toMatchObject({ code: 'INTERNAL' });
+    expect(delivery!.settled).toBe(false);
+  });
+
+  it.each([
+    ['no messageId', { ok: true }],
+    ['a numeric messageId', { ok: true, messageId: 5 }],
+    ['an empty messageId', { ok: true, messageId: '' }],
+    ['a duplicate flag that is not a boolean', { ok: true, messageId: 'm', duplicate: 'no' }],
+    ['ok: false without an error', { ok: false }],
+  ])('a publish answered with %s is refused with a typed error', async (_name, outcome) => {
+    const driver = new RecordingDriver({ rawOutcomes: () => [outcome] as never });
+    const envelope = prepareEnvelope({ event_id: 'evt_outcome', type: 'test.outcome', payload: {} });
+    const error = await new Queue(driver, { retry: { maxAttempts: 1 } })
+      .publish({ envelope })
+      .catch((caught: unknown) => caught);
+    expect((error as QueueError).name).toBe('QueueError');
+  });
+});

@@ -35,7 +35,7 @@ import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '
 import { callBoundMs, DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './call-deadline';
 import { CAP_OPTION, type CappedEvent, type CappedOption, type OptionCapper } from './capped-option';
 import type { Delivery } from './delivery';
-import { boundAnswer, type CheckedMessage, checkDriverMessage } from './driver-answer';
+import { boundAnswer, type CheckedMessage, checkDriverMessage, MAX_MESSAGE_ID_CHARS } from './driver-answer';
 import {
   checkAttributes,
   checkDelay,
@@ -271,6 +271,9 @@ export class Queue<E extends EventMap = AnyEvents>
       // A pass that held only hops or bad bodies says nothing about what is behind them.
       // Every delivery's payload passed its schema (#arrive), which is what makes the cast true.
       if (deliveries.length > 0 || options.signal?.aborted) return deliveries as unknown as Delivery<E>[];
+      // Another pass only while the receive is within its own bound: a driver whose every answer
+      // is refused (or whose give-backs time out) would otherwise hold it for 50 passes.
+      if (this.clock.now() >= deadline + this.callTimeoutMs) return [];
     }
     return [];
   }
@@ -493,7 +496,7 @@ export class Queue<E extends EventMap = AnyEvents>
         ...(await sendWithEntryRetry(
           chunk,
           (pending) => this.#bounded('publish', () => this.driver.publish(pending)),
-          this.#entryRetry('publish'),
+          { ...this.#entryRetry('publish'), checkSuccess: publishedProblem },
         )),
       );
     }
@@ -652,7 +655,8 @@ export class Queue<E extends EventMap = AnyEvents>
           this.#bounded('release', () =>
             this.driver.release(chunk.map((receipt) => ({ receipt, delaySeconds: 0 }))),
           ),
-        this.#entryRetry('release'),
+        // One try: a surplus message that cannot be given back comes back when its lease ends.
+        { ...this.#entryRetry('release'), policy: { ...this.#retry, maxAttempts: 1 } },
       );
     }
   }
@@ -791,6 +795,17 @@ export class Queue<E extends EventMap = AnyEvents>
   #assertDriverOpen(): void {
     if (this.#driverClosed) throw new QueueError('CLOSED', `queue over ${this.driver.name} is closed`);
   }
+}
+
+/** A publish success must name the stored message; `duplicate` is a flag or absent. */
+function publishedProblem(outcome: { ok: true }): string | undefined {
+  const { messageId, duplicate } = outcome as { messageId?: unknown; duplicate?: unknown };
+  if (typeof messageId !== 'string' || messageId.length === 0 || messageId.length > MAX_MESSAGE_ID_CHARS) {
+    return 'answered a success without a usable messageId';
+  }
+  if (duplicate !== undefined && typeof duplicate !== 'boolean')
+    return 'answered a duplicate flag that is not a boolean';
+  return undefined;
 }
 
 /** Which entry of a batch a payload problem is about. */

@@ -9,6 +9,36 @@ export interface EntryRetryOptions {
   normalize: (error: unknown) => QueueError;
   policy: RetryPolicy;
   context?: RetryContext;
+  /** What a success must carry besides `ok: true` (a publish's message id); a problem, or undefined. */
+  checkSuccess?: (outcome: { ok: true }) => string | undefined;
+}
+
+/**
+ * An entry's outcome as the driver answered it is outside input: only `ok: true` (passing
+ * `checkSuccess`) is a success, an `ok: false` carries its error normalized, and anything else
+ * is a failure of the driver's own.
+ */
+function checkedOutcome<R extends { ok: true }>(
+  outcome: unknown,
+  options: EntryRetryOptions,
+): R | EntryFailure {
+  const fault = (what: string): EntryFailure => ({
+    ok: false,
+    error: new QueueError('INTERNAL', `${options.driverName}: ${options.operation} ${what}`, {
+      details: { driverFault: true },
+    }),
+  });
+  try {
+    const ok = (outcome as { ok?: unknown } | null)?.ok;
+    if (ok === true) {
+      const problem = options.checkSuccess?.(outcome as { ok: true });
+      return problem === undefined ? (outcome as R) : fault(problem);
+    }
+    if (ok === false) return { ok: false, error: options.normalize((outcome as { error?: unknown }).error) };
+  } catch {
+    // A getter or Proxy in the answer: the entry is the driver's fault like any other.
+  }
+  return fault('answered an entry that is neither a success nor a failure');
 }
 
 /**
@@ -26,13 +56,14 @@ export async function sendWithEntryRetry<T, R extends { ok: true }>(
   try {
     await withRetry(
       async () => {
-        const outcomes = await send(pending.map((i) => entries[i]!));
-        if (outcomes.length !== pending.length) {
+        const answered: unknown = await send(pending.map((i) => entries[i]!));
+        if (!Array.isArray(answered) || answered.length !== pending.length) {
           throw new QueueError(
             'INTERNAL',
-            `${options.driverName}: ${options.operation} returned ${outcomes.length} outcomes for ${pending.length} entries`,
+            `${options.driverName}: ${options.operation} returned ${Array.isArray(answered) ? answered.length : 'no list of'} outcomes for ${pending.length} entries`,
           );
         }
+        const outcomes = answered.map((outcome) => checkedOutcome<R>(outcome, options));
         const retry: number[] = [];
         let firstRetryable: QueueError | undefined;
         outcomes.forEach((outcome, position) => {
