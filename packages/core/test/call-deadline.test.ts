@@ -218,3 +218,29 @@ describe('the deadline on provider calls', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
+
+describe('a receive whose every pass is refused', () => {
+  it('stops passing again once its own bound (long poll plus call timeout) is spent', async () => {
+    const clock = new VirtualClock();
+    const driver = new SilentDriver(['release']);
+    // Every answer: one malformed message, one too many (its give-back never answers).
+    driver.receive = async (request) => {
+      driver.receiveCalls.push(request);
+      return [{ ...message, receipt: '' }, message] as DriverMessage[];
+    };
+    const queue = new Queue(driver, {
+      clock,
+      callTimeoutMs: 1_000,
+      retry: noRetry,
+      logger: { warn: () => {} },
+    });
+    let settled = false;
+    const receiving = queue.receive({ maxMessages: 1 }).finally(() => {
+      settled = true;
+    });
+    for (let step = 0; step < 20 && !settled; step++) await clock.advance(1_000);
+    expect(settled).toBe(true);
+    expect(await receiving).toEqual([]);
+    expect(driver.receiveCalls.length).toBeLessThan(5);
+  });
+});
