@@ -11,7 +11,13 @@ describe('entry points', () => {
   });
 
   it('gives drivers their helpers from /driver', () => {
-    for (const name of ['deriveProviderKey', 'normalizeError', 'redactSecrets', 'defineAdapter']) {
+    for (const name of [
+      'deriveProviderKey',
+      'normalizeError',
+      'redactSecrets',
+      'assessSecret',
+      'defineAdapter',
+    ]) {
       expect((driver as Record<string, unknown>)[name], name).toBeTypeOf('function');
     }
     expect(driver.deriveProviderKey('a:b', { maxLength: 64, allowed: /[^:]/ })).toBe('a_3ab');

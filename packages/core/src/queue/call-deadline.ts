@@ -38,7 +38,13 @@ export async function withDeadline<T>(
   const { driverName, operation, timeoutMs, clock } = options;
   const deadline = new AbortController();
   const stopTimer = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  // Forwarded by hand, not AbortSignal.any: a consumer's long-lived signal would keep one
+  // dependent signal per receive alive on older Node versions.
+  const caller = options.signal;
+  const forward = () => deadline.abort(caller?.reason);
+  if (caller?.aborted) forward();
+  else caller?.addEventListener('abort', forward, { once: true });
+  const signal = deadline.signal;
   const timedOut = new QueueError(
     'UNAVAILABLE',
     `${driverName}: ${operation} had no answer within ${timeoutMs} ms (the queue's call timeout)`,
@@ -62,5 +68,6 @@ export async function withDeadline<T>(
     return await Promise.race([call, expiry]);
   } finally {
     stopTimer.abort();
+    caller?.removeEventListener('abort', forward);
   }
 }
