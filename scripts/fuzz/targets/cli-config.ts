@@ -88,7 +88,20 @@ const envNameArb = fc.oneof(
 );
 
 const valueArb: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(T, `whsec_${T}`, `Bearer ${T}`, `ifr_${T}`, true, false, null, 0, -1, Number.POSITIVE_INFINITY, '', []),
+  fc.constantFrom(
+    T,
+    `whsec_${T}`,
+    `Bearer ${T}`,
+    `ifr_${T}`,
+    true,
+    false,
+    null,
+    0,
+    -1,
+    Number.POSITIVE_INFINITY,
+    '',
+    [],
+  ),
   oddString,
   fc.integer(),
 );
