@@ -28,6 +28,19 @@ describe('guardedAdmin', () => {
     expect(JSON.stringify(error)).not.toContain('hunter2hunter2');
   });
 
+  it('masks the configured secrets in an error that falls back to INTERNAL, whatever their shape', async () => {
+    // No known prefix and no key= around it: only the configured value can find it.
+    const secret = 'Zq8sLm3vNpW4rT';
+    const raw = new Error(`refused: ${secret} is not valid here`);
+    const error = await guardedAdmin(failing(raw), 'x admin', undefined, { secrets: [secret] })
+      .createQueue({ name: 'q' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INTERNAL' });
+    expect(JSON.stringify(error)).not.toContain(secret);
+    expect(String((error as Error).message)).not.toContain(secret);
+    expect(JSON.stringify((error as Error).cause)).not.toContain(secret);
+  });
+
   it('lets the provider classifier decide, and passes QueueErrors and results through', async () => {
     const classified = new QueueError('UNAUTHORIZED', 'x: refused');
     const admin = guardedAdmin(failing(new Error('raw')), 'x admin', () => classified);

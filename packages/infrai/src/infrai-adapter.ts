@@ -102,6 +102,8 @@ export function createInfraiAdapter(adapterOptions: InfraiAdapterOptions = {}): 
           },
         }),
         'infrai admin',
+        undefined,
+        { secrets: http.secrets },
       );
     },
   });

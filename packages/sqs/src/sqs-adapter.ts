@@ -87,6 +87,7 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
         }),
         'sqs admin',
         sqsErrorClassifier('sqs admin', secrets),
+        { secrets },
       );
     },
   });

@@ -1,12 +1,19 @@
-import { type ErrorClassifier, normalizeError, QueueError } from '../errors';
+import { type ErrorClassifier, type NormalizeErrorOptions, normalizeError, QueueError } from '../errors';
 import type { QueueAdmin } from './adapter-definition';
 
 /**
  * An admin surface whose every failure is in the port's terms, so no raw client error (and the
  * request or credentials it may carry) gets out of a provider package: each method's error goes
- * through `normalizeError` with the provider's classifier.
+ * through `normalizeError` with the provider's classifier. `options.secrets` are the values the
+ * adapter was configured with (API key, password): an error that falls back to INTERNAL has them
+ * masked whatever their shape, where the patterns alone would miss a key without a known prefix.
  */
-export function guardedAdmin(admin: QueueAdmin, where: string, classify?: ErrorClassifier): QueueAdmin {
+export function guardedAdmin(
+  admin: QueueAdmin,
+  where: string,
+  classify?: ErrorClassifier,
+  options: NormalizeErrorOptions = {},
+): QueueAdmin {
   const guarded: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(admin)) {
     if (typeof method !== 'function') continue;
@@ -14,7 +21,7 @@ export function guardedAdmin(admin: QueueAdmin, where: string, classify?: ErrorC
       try {
         return await (method as (...a: unknown[]) => Promise<unknown>).apply(admin, args);
       } catch (error) {
-        throw normalizeError(error, where, classify);
+        throw normalizeError(error, where, classify, options);
       }
     };
   }
