@@ -31,7 +31,7 @@ const NOT_ARRAYS: ReadonlyArray<{ value: unknown; why: string }> = [
  * seed shuffles): sampling one per run left whole rules to chance at a fixed seed.
  */
 function badCases(session: Session): BadCase[] {
-  const { leaseSeconds, batch, ordering } = session.caps;
+  const { leaseSeconds, ordering } = session.caps;
   const cases: BadCase[] = [];
   for (let extra = 1; extra <= 3; extra++) {
     cases.push({
