@@ -34,6 +34,13 @@ export const MAX_ATTRIBUTES = PROVIDER_ATTRIBUTES - RESERVED_ATTRIBUTES;
 export const RESERVED_ATTRIBUTE_PREFIX = /^(aws\.|amazon\.|queueport\.)/i;
 
 /**
+ * Attribute names no message may carry: as keys of the plain object a delivery's attributes
+ * become, they would reach (or replace) its prototype. The Queue refuses them on publish and on
+ * receive alike, so a message it accepts is one it can hand out.
+ */
+export const FORBIDDEN_ATTRIBUTE_NAMES: readonly string[] = ['__proto__', 'constructor', 'prototype'];
+
+/**
  * What an admin's `createQueue` redrives after when the request names no `redriveAfterReceives`,
  * the same on every provider so portable code never depends on one admin's default. It leaves
  * room for the webhook worker's default retry policy (15 attempts) plus a crash or two, so a

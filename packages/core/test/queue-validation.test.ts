@@ -1,6 +1,7 @@
 import {
   type ErrorCode,
   encodeEnvelope,
+  FORBIDDEN_ATTRIBUTE_NAMES,
   isQueueError,
   MAX_ATTRIBUTES,
   MAX_BODY_BYTES,
@@ -145,6 +146,35 @@ describe('a batch with one invalid message enqueues nothing', () => {
     const error = await rejection(new Queue(driver).publishBatch(input(1) as never));
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(driver.publishCalls).toEqual([]);
+  });
+});
+
+describe('attribute names a delivery cannot carry', () => {
+  // JSON.parse makes "__proto__" an own key, as a decoded request body would.
+  const named = (name: string): Record<string, string> => JSON.parse(`{${JSON.stringify(name)}:"v"}`);
+
+  it.each(FORBIDDEN_ATTRIBUTE_NAMES)('refuses %s on publish, naming the rule', async (name) => {
+    const driver = new RecordingDriver();
+    const error = await rejection(new Queue(driver).publish(input(1, { attributes: named(name) })));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.details).toMatchObject({ field: 'attributes' });
+    expect(error.message).toContain(`attribute name "${name}" is not allowed`);
+    expect(error.message).toContain('refused on publish and receive');
+    expect(driver.publishCalls).toEqual([]);
+  });
+
+  it.each(FORBIDDEN_ATTRIBUTE_NAMES)('refuses a batch with %s and enqueues none of it', async (name) => {
+    const driver = new RecordingDriver({ capabilities: { batch: batchOf(1) } });
+    const batch = [input(1), input(2, { attributes: named(name) }), input(3)];
+    const error = await rejection(new Queue(driver).publishBatch(batch));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(driver.publishCalls).toEqual([]);
+  });
+
+  it('still takes names that only contain them', async () => {
+    const driver = new RecordingDriver();
+    await new Queue(driver).publish(input(1, { attributes: { proto: 'v', constructor_id: 'v' } }));
+    expect(driver.published[0]!.attributes).toEqual({ proto: 'v', constructor_id: 'v' });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Capabilities } from '../capabilities';
 import type { DriverMessage } from '../driver';
 import { QueueError } from '../errors';
+import { FORBIDDEN_ATTRIBUTE_NAMES } from '../limits';
 
 /**
  * A receive's answer is outside input: the driver translates whatever the provider sent, and a
@@ -17,7 +18,7 @@ const MAX_ATTRIBUTE_NAME_CHARS = 256;
 const MAX_GROUP_ID_CHARS = 1_024;
 /** How many surplus messages one answer gives back at once; the rest come back when their lease ends. */
 const MAX_GIVE_BACK = 1_000;
-const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(FORBIDDEN_ATTRIBUTE_NAMES);
 
 export type DriverFault = 'too-many-messages' | 'duplicate-receipts';
 

@@ -2,7 +2,7 @@ import type { Capabilities } from '../capabilities';
 import type { Driver } from '../driver';
 import { isWellFormed } from '../envelope/read-json';
 import { QueueError } from '../errors';
-import { MAX_ATTRIBUTES, RESERVED_ATTRIBUTE_PREFIX } from '../limits';
+import { FORBIDDEN_ATTRIBUTE_NAMES, MAX_ATTRIBUTES, RESERVED_ATTRIBUTE_PREFIX } from '../limits';
 import { unreadable } from '../options';
 
 const DRIVER_METHODS = ['publish', 'receive', 'ack', 'release', 'close'] as const;
@@ -150,6 +150,11 @@ function readAttributes(attributes: unknown): Record<string, string> {
     if (!ATTRIBUTE_NAME.test(name) || RESERVED_ATTRIBUTE_PREFIX.test(name)) {
       problems.push(
         `attribute name ${JSON.stringify(name)} must match ${ATTRIBUTE_NAME} and not use a reserved prefix`,
+      );
+    } else if (FORBIDDEN_ATTRIBUTE_NAMES.includes(name)) {
+      // Receive refuses these names, so a message published with one would never be delivered.
+      problems.push(
+        `attribute name ${JSON.stringify(name)} is not allowed (${FORBIDDEN_ATTRIBUTE_NAMES.join(', ')} are refused on publish and receive)`,
       );
     }
     if (typeof value !== 'string') problems.push(`attribute ${JSON.stringify(name)} must be a string`);
