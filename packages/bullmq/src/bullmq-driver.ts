@@ -218,7 +218,7 @@ export class BullmqDriver implements Driver {
         lane.keepHeld(await this.#recover(lane, token, error, job.id));
         return;
       }
-      if (fetchNext && !this.#closed) lane.keep(next, token);
+      if (fetchNext && !this.#closed) this.#askParentField(lane.keep(next, token));
     });
   }
 
@@ -265,9 +265,7 @@ export class BullmqDriver implements Driver {
         return;
       } catch (error) {
         // Lock and connection failures are what they say; anything else is the job's fields.
-        if (classifyBullmqError(error) !== undefined || (error as { code?: unknown }).code !== undefined) {
-          throw error;
-        }
+        if (isLockOrConnectionFailure(error)) throw error;
       }
     }
     const moved = await quarantineJob(this.#connection, this.#queueKey, job.id!, token, reason);
@@ -315,7 +313,7 @@ export class BullmqDriver implements Driver {
     let taken = await Promise.allSettled(
       tokens.map((token) =>
         lane.worker.getNextJob(token, { block: false }).then(
-          (job): HeldJob | undefined => (job ? { job, token, lane } : undefined),
+          (job): HeldJob | undefined => this.#askParentField(job ? { job, token, lane } : undefined),
           (error: unknown) => this.#recover(lane, token, error),
         ),
       ),
@@ -361,7 +359,8 @@ export class BullmqDriver implements Driver {
    * Hands out what a receive took, but for jobs received more often than the queue's
    * `redriveAfterReceives`: those go to the dead letters, as SQS's redrive policy moves them.
    */
-  async #deliver(taken: readonly HeldJob[]): Promise<DriverMessage[]> {
+  async #deliver(received: readonly HeldJob[]): Promise<DriverMessage[]> {
+    const taken = await this.#checkParentFields(received);
     const limit = this.#options.redriveAfterReceives;
     const over =
       limit === undefined ? [] : taken.filter((held) => !held.broken && held.job.attemptsStarted > limit);
@@ -379,6 +378,50 @@ export class BullmqDriver implements Driver {
   }
 
   /**
+   * Starts asking Redis whether the job's hash has a `parent` field, without waiting: the
+   * answer travels behind the take, so a receive seldom waits for it.
+   */
+  #askParentField(held: HeldJob | undefined): HeldJob | undefined {
+    if (held && !held.broken && !held.parentField) {
+      held.parentField = this.#connection
+        .hexists(`${this.#queueKey}:${held.job.id}`, 'parent')
+        .then((exists) => exists === 1);
+      // Read by #checkParentFields, which decides what a failure means; never an unhandled rejection.
+      held.parentField.catch(() => {});
+    }
+    return held;
+  }
+
+  /**
+   * The jobs, those whose raw hash has a `parent` field marked as flow jobs: BullMQ's parsed view
+   * hides an empty one, its finishing script does not. A connection that fails the answer fails
+   * the receive, the jobs kept in their lane for the next one; a key that fails it (another
+   * type by now) marks its job as unreadable.
+   */
+  async #checkParentFields(taken: readonly HeldJob[]): Promise<HeldJob[]> {
+    const answers = await Promise.allSettled(
+      taken.map((held) => this.#askParentField(held)?.parentField ?? Promise.resolve(false)),
+    );
+    const down = answers.find(
+      (answer): answer is PromiseRejectedResult =>
+        answer.status === 'rejected' && isLockOrConnectionFailure(answer.reason),
+    );
+    if (down) {
+      for (const [index, held] of taken.entries()) {
+        if (answers[index]!.status === 'rejected') held.parentField = undefined;
+        held.lane.putBack([held]);
+      }
+      throw down.reason;
+    }
+    for (const [index, held] of taken.entries()) {
+      const answer = answers[index]!;
+      if (answer.status === 'rejected') held.broken ??= 'its hash could not be read';
+      else if (answer.value) held.broken ??= FOREIGN_FLOW;
+    }
+    return [...taken];
+  }
+
+  /**
    * The receipt names the job and the token: an ack's fetched job keeps the acked one's token
    * (BullMQ locks it with the same one), so the token alone is not unique per delivery.
    */
@@ -389,7 +432,7 @@ export class BullmqDriver implements Driver {
     const count = checkReceiveCount(held.job.attemptsStarted);
     // queueport never writes these: BullMQ's scripts would follow them into keys it does not own.
     if (held.job.parentKey || held.job.parent !== undefined || held.job.repeatJobKey) {
-      held.broken ??= 'it belongs to a BullMQ flow or job scheduler, which queueport does not run';
+      held.broken ??= FOREIGN_FLOW;
     }
     const decoded = held.broken || typeof count === 'string' ? undefined : decodeJobData(held.job.data);
     if (decoded?.ok && typeof count === 'number') {
@@ -522,6 +565,7 @@ export class BullmqDriver implements Driver {
 }
 
 const ABORTED = Symbol('aborted');
+const FOREIGN_FLOW = 'it belongs to a BullMQ flow or job scheduler, which queueport does not run';
 /** What #recover is told when BullMQ swallowed its own failure (a job scheduler it could not update). */
 const SCHEDULER_REFUSAL = new Error('BullMQ could not follow the job scheduler fields of a job it took');
 
@@ -552,6 +596,11 @@ function untilAborted<T>(promise: Promise<T>, signals: readonly AbortSignal[]): 
       },
     );
   });
+}
+
+/** A lock or connection failure (BullMQ's codes, ioredis's words, a socket code), not the job's fields. */
+function isLockOrConnectionFailure(error: unknown): boolean {
+  return classifyBullmqError(error) !== undefined || (error as { code?: unknown })?.code !== undefined;
 }
 
 function lockLost(jobId: string | undefined): QueueError {

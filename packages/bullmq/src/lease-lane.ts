@@ -12,6 +12,12 @@ export interface HeldJob {
    * to the Queue as an invalid message, and dead-lettered without BullMQ's scripts.
    */
   broken?: string;
+  /**
+   * Whether the job's hash has a `parent` field at all, asked as soon as its id is known so the
+   * answer is usually there before the receive hands the job out (BullMQ reads an empty one back
+   * as absent, while its finishing script still decodes it).
+   */
+  parentField?: Promise<boolean>;
 }
 
 interface Prefetched {
@@ -59,10 +65,10 @@ export class LeaseLane {
     return this.#ahead.length < this.#capacity;
   }
 
-  /** Keeps a job an ack fetched (the raw answer of BullMQ's moveToFinished). */
-  keep(next: unknown, token: string): void {
+  /** Keeps a job an ack fetched (the raw answer of BullMQ's moveToFinished), and returns it. */
+  keep(next: unknown, token: string): HeldJob | undefined {
     const [json, jobId] = (Array.isArray(next) ? next : []) as [unknown, string | undefined];
-    if (!json || typeof jobId !== 'string') return;
+    if (!json || typeof jobId !== 'string') return undefined;
     let held: HeldJob;
     try {
       const job = Job.fromJSON(this.worker as never, json as never, jobId);
@@ -72,6 +78,7 @@ export class LeaseLane {
       held = { job: this.placeholder(jobId, token), token, lane: this, broken: 'its data is not JSON' };
     }
     this.keepHeld(held);
+    return held;
   }
 
   /** Keeps a job fetched ahead that the driver has read itself. */

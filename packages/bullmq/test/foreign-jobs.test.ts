@@ -1,4 +1,4 @@
-import { AdapterRegistry, type Delivery, Queue } from '@queueport/core';
+import { AdapterRegistry, type Delivery, encodeEnvelope, prepareEnvelope, Queue } from '@queueport/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BullmqDriver, bullmqAdapter } from '../src';
 import { writeForeignJob } from './support/foreign-job';
@@ -42,6 +42,10 @@ async function openQueue() {
 
 const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
 
+const validData = JSON.stringify({
+  b: encodeEnvelope(prepareEnvelope({ event_id: 'foreign', type: 'foreign.job', payload: {} })),
+});
+
 const BAD_JOBS: Array<[string, Parameters<typeof writeForeignJob>[2]]> = [
   ['data that is not JSON', { fields: { data: '{not json' } }],
   ['opts that are not JSON', { fields: { opts: 'nope{' } }],
@@ -55,6 +59,8 @@ const BAD_JOBS: Array<[string, Parameters<typeof writeForeignJob>[2]]> = [
   ['a numeric attribute', { fields: { data: JSON.stringify({ b: '{}', a: { x: 5 } }) } }],
   ['an own __proto__ attribute', { fields: { data: '{"b":"{}","a":{"__proto__":"x"}}' } }],
   ['attributes that are an array', { fields: { data: '{"b":"{}","a":["x"]}' } }],
+  // BullMQ reads an empty parent back as absent, while its finishing script still decodes it.
+  ['an empty parent field beside a valid envelope', { fields: { data: validData, parent: '' } }],
 ];
 
 describe('a foreign job among good ones (consumed at concurrency 10)', () => {
