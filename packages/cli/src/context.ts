@@ -5,6 +5,7 @@ import type { CommandContext, OpenedProvider } from './command-context';
 import { configEnv, type Env } from './config/config-env';
 import type { LoadedConfig } from './config/config-types';
 import { loadConfig } from './config/load-config';
+import { isShowableName } from './config/secret-names';
 import { UsageError } from './errors';
 import type { CliIo } from './io';
 import { openConfiguredLedger } from './ledger/open-ledger';
@@ -90,7 +91,7 @@ export function createCommandContext(io: CliIo, options: CommandContextOptions =
     if (!provider) {
       const known = Object.keys(configured.providers);
       throw new UsageError(
-        `no provider named "${name}"; configured: ${known.length ? known.join(', ') : 'none'}`,
+        `no provider named ${isShowableName(name) ? `"${name}"` : '(the name given is not shown: it may be a secret)'}; configured: ${known.length ? known.join(', ') : 'none'}`,
       );
     }
     return provider.url;

@@ -1,4 +1,4 @@
-import { mkdir, open, stat } from 'node:fs/promises';
+import { mkdir, open, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { AdapterDefinition } from '@queueport/core/driver';
 import type { Command } from './command-context';
@@ -140,8 +140,9 @@ function refuse(
       error instanceof ConfigError
         ? { ...(error.file ? { file: error.file } : {}), ...(error.field ? { field: error.field } : {}) }
         : {};
+    // Masked before encoding: a secret's JSON-escaped form need not match its plain one.
     io.stdout(
-      `${redactor.text(JSON.stringify({ command: command ?? null, ok: false, error: { kind, message, ...detail } }, null, 2))}\n`,
+      `${redactor.json({ command: command ?? null, ok: false, error: { kind, message: error.message, ...detail } })}\n`,
     );
   }
   return EXIT.usage;
@@ -193,23 +194,35 @@ async function withEmbeddedNote(
  */
 async function unwritable(file: string, cwd: string): Promise<string | undefined> {
   const target = resolve(cwd, file);
+  // The probe leaves nothing behind: emitReport is the only writer, so a usage error or a
+  // refused configuration leaves no empty report file (or folder) for CI to pick up.
+  const created: string[] = [];
   try {
-    await ensureDirectory(dirname(target));
-    const handle = await open(target, 'a');
-    await handle.close();
+    await ensureDirectory(dirname(target), created);
+    try {
+      await (await open(target, 'wx')).close();
+      await unlink(target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      await (await open(target, 'a')).close();
+    }
     return undefined;
   } catch (error) {
     return `cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+  } finally {
+    for (const dir of created.reverse()) await rmdir(dir).catch(() => undefined);
   }
 }
 
-async function ensureDirectory(dir: string): Promise<void> {
+/** Makes `dir` and its missing parents, recording each folder it made (outermost first). */
+async function ensureDirectory(dir: string, created: string[]): Promise<void> {
   try {
     if ((await stat(dir)).isDirectory()) return;
   } catch {
     if (dirname(dir) === dir) throw new Error(`no such folder: ${dir}`);
-    await ensureDirectory(dirname(dir));
+    await ensureDirectory(dirname(dir), created);
     await mkdir(dir);
+    created.push(dir);
     return;
   }
   throw Object.assign(new Error(`not a folder: ${dir}`), { code: 'ENOTDIR' });

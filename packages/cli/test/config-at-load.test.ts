@@ -119,6 +119,52 @@ describe('a configuration mistake is found at load, exit 2, before anything is o
       /\(providers\.s\.url\): .*sqs:\/\/ URL.* (no option|option it does not take)/,
     ],
     [
+      'drill without a receiver',
+      ['drill', '--skip-conformance'],
+      { providers: spy(), ledger: sqlite },
+      /\(receiver\): the drill delivers its synthetic event to a receiver/,
+    ],
+    [
+      'drill without a ledger',
+      ['drill', '--skip-conformance'],
+      { providers: spy(), receiver },
+      /\(ledger\): no ledger is configured/,
+    ],
+    [
+      'drill with ledger.postgresUrlEnv unset',
+      ['drill', '--skip-conformance', '--provider', 'a'],
+      { providers: spy(), ledger: { postgresUrlEnv: 'NOT_SET_DB' }, receiver },
+      /\(ledger\.postgresUrlEnv\): names the environment variable NOT_SET_DB, which is not set/,
+    ],
+    [
+      'drill with a bullmq:// passwordEnv unset (every provider by default)',
+      ['drill', '--skip-conformance'],
+      {
+        providers: { ...spy(), r: { url: 'bullmq://127.0.0.1:1/q?passwordEnv=NOT_SET_REDIS_PW' } },
+        ledger: sqlite,
+        receiver,
+      },
+      /\(providers\.r\.url\): names the environment variable NOT_SET_REDIS_PW, which is not set/,
+    ],
+    [
+      'drill with receiver.secretEnv unset',
+      ['drill', '--skip-conformance'],
+      { providers: spy(), ledger: sqlite, receiver: { ...receiver, secretEnv: 'NOT_SET_SIGNING' } },
+      /\(receiver\.secretEnv\): names the environment variable NOT_SET_SIGNING, which is not set/,
+    ],
+    [
+      'conformance with a bullmq:// passwordEnv unset',
+      ['conformance', '--provider', 'r', '--quick'],
+      { providers: { r: { url: 'bullmq://127.0.0.1:1/q?passwordEnv=NOT_SET_REDIS_PW' } } },
+      /\(providers\.r\.url\): names the environment variable NOT_SET_REDIS_PW, which is not set/,
+    ],
+    [
+      'conformance with an unknown provider',
+      ['conformance', '--provider', 'nowhere', '--quick'],
+      { providers: spy() },
+      /--provider: no provider named "nowhere"; configured: a, b/,
+    ],
+    [
       'an infrai:// value it refuses',
       ['dlq', 'list', '--provider', 'a'],
       { providers: { ...spy(), i: { url: 'infrai://127.0.0.1:1/q?timeoutMs=soon' } } },
@@ -153,6 +199,8 @@ describe('a secret typed where a name goes is never echoed', () => {
     ['as the --provider value', ['dlq', 'list', '--provider', TOKEN], { providers: spy() }],
     ['as --from and --to', ['migrate', '--from', TOKEN, '--to', TOKEN], { providers: spy() }],
     ['as --to of a rollback', ['migrate', '--to', TOKEN, '--rollback'], { providers: spy(), ledger: sqlite }],
+    ["as the drill's --provider", ['drill', '--provider', TOKEN], { providers: spy() }],
+    ['as the conformance --provider', ['conformance', '--provider', TOKEN], { providers: spy() }],
     ['as a dlq subcommand', ['dlq', TOKEN, '--provider', 'a'], { providers: spy() }],
     [
       'as a provider name',

@@ -87,15 +87,17 @@ describe('queueport drill fails, saying why, when', () => {
     expect(JSON.stringify(report) + io.err()).not.toContain(DEFAULT_SIMULATOR_API_KEY);
   });
 
-  it('its key is not set at all', async () => {
+  it('its key is not set at all: a configuration error before any canary is published', async () => {
     const { url } = await world.infrai();
 
-    const { report } = await world.drill({ infrai: url.replace(KEY_ENV, 'DRILL_TEST_UNSET_KEY') });
-
-    expect(checkOf(report, 'infrai', 'canary.open')).toMatchObject({
-      status: 'failed',
-      detail: expect.stringMatching(/^credentials missing: .*DRILL_TEST_UNSET_KEY/),
-    });
+    await expect(world.drill({ infrai: url.replace(KEY_ENV, 'DRILL_TEST_UNSET_KEY') })).rejects.toMatchObject(
+      {
+        name: 'ConfigError',
+        message: expect.stringMatching(
+          /names the environment variable DRILL_TEST_UNSET_KEY, which is not set/,
+        ),
+      },
+    );
   });
 
   it('its schema drifted, field by field, and the suite is not run on it', async () => {
@@ -204,14 +206,13 @@ describe('queueport drill fails, saying why, when', () => {
     expect(world.receiver.connections()).toBe(0);
   });
 
-  it('no receiver is configured', async () => {
-    const { report } = await world.drill({ memory: `memory://${uniqueQueue('drill')}` }, undefined, {
-      receiver: undefined,
-    });
-
-    expect(checkOf(report, 'memory', 'canary.deliver')).toMatchObject({
-      status: 'failed',
-      detail: expect.stringMatching(/^no receiver is configured/),
+  it('no receiver is configured: a configuration error before any canary is published', async () => {
+    const queue = uniqueQueue('drill');
+    await expect(
+      world.drill({ memory: `memory://${queue}` }, undefined, { receiver: undefined }),
+    ).rejects.toMatchObject({
+      name: 'ConfigError',
+      message: expect.stringMatching(/the drill delivers its synthetic event to a receiver/),
     });
   });
 

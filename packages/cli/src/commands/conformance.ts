@@ -10,6 +10,7 @@ import {
 import { intOption, listOption, parseCommandArgs, requireOption } from '../args';
 import type { Command } from '../command-context';
 import { configEnv } from '../config/config-env';
+import { requireConfig } from '../config/require-config';
 import { UsageError } from '../errors';
 import { providerUrlOf } from '../providers/provider-url';
 import { withEnv } from '../providers/with-env';
@@ -86,7 +87,8 @@ export const conformanceCommand: Command = {
     }
 
     const builder = new ReportBuilder('conformance', context.io);
-    const loaded = await context.config();
+    // The provider exists and every variable its URL names is set, before anything is opened.
+    const loaded = await requireConfig(context, { providers: [{ name, flag: '--provider' }] });
     const provider = await openForCheck(context, builder, name);
     if (!provider) return builder.build();
     const { definition } = provider;

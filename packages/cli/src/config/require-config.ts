@@ -37,7 +37,11 @@ export async function requireConfig(context: CommandContext, needs: ConfigNeeds)
     }
   }
   for (const { name } of needs.providers ?? []) {
-    const url = new URL(config.providers[name]!.url);
+    // The load checked every URL; a configuration built in code may hold one that is not, and
+    // opening it says so as a failed step.
+    const href = config.providers[name]!.url;
+    if (!URL.canParse(href)) continue;
+    const url = new URL(href);
     for (const variable of await adapterEnvNames(url, loaded.ownSchemes)) {
       requireSet(env, variable, file, `providers.${name}.url`, 'names the environment variable');
     }

@@ -5,6 +5,7 @@ import type { Command, CommandContext } from '../command-context';
 import { configEnv, type Env } from '../config/config-env';
 import type { ReceiverConfig } from '../config/config-types';
 import { EMBEDDED_DEFAULTS_NOTE } from '../config/embedded-defaults';
+import { requireConfig } from '../config/require-config';
 import { ConfigError, UsageError } from '../errors';
 import { ReportBuilder } from '../report/report-builder';
 import type { CheckResult, CommandReport } from '../report/report-types';
@@ -109,16 +110,16 @@ export const drillCommand: Command = {
 async function runDrill(argv: readonly string[], context: CommandContext): Promise<CommandReport> {
   const options = parseDrillArgs(argv);
   const builder = new ReportBuilder('drill', context.io);
-  const loaded = await context.config();
+  const { config: found } = await context.config();
+  const names = options.providers.length > 0 ? options.providers : Object.keys(found.providers);
+  // Everything the drill will use, checked before the first canary is published: an unset
+  // variable or a missing receiver is exit 2 now, not a failed step halfway through.
+  const loaded = await requireConfig(context, {
+    providers: names.map((name) => ({ name, flag: '--provider' })),
+    ledger: true,
+    receiver: 'the drill delivers its synthetic event to a receiver',
+  });
   const configured = loaded.config.providers;
-  const known = Object.keys(configured);
-  const unknown = options.providers.filter((name) => !Object.hasOwn(configured, name));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `--provider: no provider named ${unknown.map((name) => `"${name}"`).join(', ')}; configured: ${known.length > 0 ? known.join(', ') : 'none'}\n\n${USAGE}`,
-    );
-  }
-  const names = options.providers.length > 0 ? options.providers : known;
   if (names.length === 0) throw new ConfigError('no providers are configured', loaded.file, 'providers');
 
   const env = configEnv(context.io, loaded);
