@@ -1,6 +1,7 @@
 import { normalizeError, QueueError } from '@queueport/core/driver';
 import { Redis, type RedisOptions } from 'ioredis';
 import { classifyBullmqError } from './classify-error';
+import { isShowableHost, shownHostPort } from './shown-host';
 
 /** How long a connect, and each Redis command, may take unless the URL says `timeoutMs=`. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -43,8 +44,10 @@ export function openRedis(redis: RedisOptions, timeoutMs: number): OpenedRedis {
   connection.once('ready', () => {
     opened = true;
   });
-  const where = `${redis.host}:${redis.port}`;
-  const secrets = [redis.password].filter((s): s is string => typeof s === 'string' && s !== '');
+  const where = shownHostPort(redis.host, redis.port);
+  // A host not shown is not repeated by a cause's message either (ioredis names the host it tried).
+  const hiddenHost = redis.host && !isShowableHost(redis.host) ? redis.host : undefined;
+  const secrets = [redis.password, hiddenHost].filter((s): s is string => typeof s === 'string' && s !== '');
   let connecting: Promise<void> | undefined;
   return {
     connection,
