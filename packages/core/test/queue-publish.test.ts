@@ -49,6 +49,22 @@ describe('publishBatch', () => {
     });
   });
 
+  it.each([
+    ['leaves reportsDuplicates out', { kind: 'window', windowSeconds: 300 }],
+    ['declares reportsDuplicates false', { kind: 'while-retained', reportsDuplicates: false }],
+  ] as const)(
+    'says duplicate: false ("not known") where the manifest %s, whatever the driver answers',
+    async (_, dedupe) => {
+      const driver = new RecordingDriver({
+        capabilities: { dedupe },
+        outcome: (message) => ({ ok: true, messageId: `id-${message.eventId}`, duplicate: true }),
+      });
+      const queue = new Queue(driver);
+      expect((await queue.publishBatch(inputs(3))).map((r) => r.duplicate)).toEqual([false, false, false]);
+      expect((await queue.publish(inputs(1)[0]!)).duplicate).toBe(false);
+    },
+  );
+
   it('treats an undefined duplicate flag as false', async () => {
     const driver = new RecordingDriver({ outcome: () => ({ ok: true, messageId: 'x' }) });
     expect((await new Queue(driver).publish(inputs(1)[0]!)).duplicate).toBe(false);

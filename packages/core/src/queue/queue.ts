@@ -232,10 +232,13 @@ export class Queue<E extends EventMap = AnyEvents>
     const outcomes = await this.#publishOutgoing(prepared.map((p) => p.outgoing));
     const error = decisiveError(outcomes);
     if (error) throw error;
+    // A driver that does not declare it reports duplicates at best sometimes: a true from it
+    // would make portable code treat the rare answer as a rule, so its receipts say "not known".
+    const reportsDuplicates = this.capabilities.dedupe.reportsDuplicates === true;
     return outcomes.map((outcome, index) => ({
       eventId: prepared[index]!.envelope.event_id,
       messageId: (outcome as { messageId: string }).messageId,
-      duplicate: (outcome as { duplicate?: boolean }).duplicate === true,
+      duplicate: reportsDuplicates && (outcome as { duplicate?: boolean }).duplicate === true,
       sizeBytes: prepared[index]!.sizeBytes,
     }));
   }
