@@ -1,5 +1,5 @@
 // Shared StrykerJS options for the two mutation configurations (driver.conf.mjs, ledger.conf.mjs).
-// Not part of CI: run with `pnpm mutation` (see conformance/README.md, "Mutation score").
+// Not part of CI: run with `pnpm mutation` (see conformance/MUTATION.md).
 
 /**
  * @param {string} name report name, also the vitest config stryker/vitest.<name>.config.ts

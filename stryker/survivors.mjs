@@ -1,5 +1,5 @@
 // The classified survivors (stryker/survivors.json) and how a mutant of a report is matched to
-// its entry. Shared by run-all.mjs (the scores) and survivors-table.mjs (the README table).
+// its entry. Shared by run-all.mjs (the scores) and survivors-table.mjs (the survivors table).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Every survivor of the last analysed runs, classified with its reason (see conformance/README.md,
- * "Mutation score"): `gap` (a property could catch it), `equivalent` (no observable change
+ * Every survivor of the last analysed runs, classified with its reason (see conformance/MUTATION.md,
+ * "Classes"): `gap` (a property could catch it), `equivalent` (no observable change
  * through the Queue), `permitted` (the mutated driver is still conformant: a different manifest,
  * or a choice the contract leaves open), `out-of-scope` (reachable only with input a harness
  * never gives, e.g. a non-driver). Only `gap` counts against the second score.
