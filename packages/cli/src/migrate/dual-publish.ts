@@ -433,26 +433,27 @@ async function drain(paths: readonly OpenPath[], deadline: number, now: () => nu
  * instead of handing the message back for the rest of the ledger lease. A busy claim writes
  * nothing, so asking again changes nothing; every decision is still the shared ledger's.
  */
-function patientClaims(ledger: Ledger): Ledger {
-  return {
-    async claim(request) {
-      const deadline = performance.now() + BUSY_WAIT_MS;
-      for (;;) {
-        const result = await ledger.claim(request);
-        if (result.status !== 'busy' || performance.now() >= deadline) return result;
-        await sleep(BUSY_POLL_MS);
-      }
-    },
-    complete: (request) => ledger.complete(request),
-    fail: (request) => ledger.fail(request),
-    release: (request) => ledger.release(request),
-    get: (eventId) => ledger.get(eventId),
-    scanPending: (request) => ledger.scanPending(request),
-    scanAmbiguous: (request) => ledger.scanAmbiguous(request),
-    prune: (request) => ledger.prune(request),
-    // The shared ledger is its owner's to close.
-    close: async () => {},
+export function patientClaims(ledger: Ledger): Ledger {
+  const claim: Ledger['claim'] = async (request) => {
+    const deadline = performance.now() + BUSY_WAIT_MS;
+    for (;;) {
+      const result = await ledger.claim(request);
+      if (result.status !== 'busy' || performance.now() >= deadline) return result;
+      await sleep(BUSY_POLL_MS);
+    }
   };
+  // The shared ledger is its owner's to close.
+  const close: Ledger['close'] = async () => {};
+  // Every other method is the shared ledger's own, forwarded whatever the interface grows to:
+  // a hand-written copy of each would silently lose the next one (as it once lost `list`).
+  return new Proxy(ledger, {
+    get(target, property) {
+      if (property === 'claim') return claim;
+      if (property === 'close') return close;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export interface RollbackOptions {
