@@ -44,3 +44,4 @@ export { createProgress, type Progress, type ProgressOptions } from './report/pr
 export { Redactor } from './report/redact-output';
 export { describeError, ReportBuilder } from './report/report-builder';
 export type { CheckResult, CommandReport } from './report/report-types';
+export { EXIT_GRACE_MS, runAsProcess, STOP_CLEANUP_MS } from './run-process';
