@@ -11,11 +11,13 @@ import {
   Queue,
 } from '@queueport/core';
 import { describe, expect, it } from 'vitest';
+import { EXCEEDED, ReadBudget } from './helpers/hostile-scenarios';
 import { runIsolated } from './helpers/isolated';
 import { rejection, thrown } from './helpers/queue-errors';
 import { RecordingDriver } from './helpers/recording-driver';
 
 const SCENARIOS = new URL('./helpers/hostile-scenarios.ts', import.meta.url);
+const HANG_GUARD_MS = 30_000;
 
 const HOLE = Symbol('hole');
 
@@ -66,9 +68,15 @@ describe('cycles and shared graphs are refused quickly, never hang the event loo
     ['prepareEnvelope of that DAG', 'prepareDoublingDag', 'PAYLOAD_TOO_LARGE'],
     ['payloadDigest of that DAG', 'digestDoublingDag', 'PAYLOAD_TOO_LARGE'],
   ])('%s', async (_name, scenario, code) => {
-    const outcome = await runIsolated(SCENARIOS, scenario, 3_000);
+    // The work is bounded by the scenario's read budget, not timed: the timeout only keeps a
+    // walk that never ends from hanging the run, generous for a loaded machine.
+    const outcome = await runIsolated(SCENARIOS, scenario, HANG_GUARD_MS);
     expect(outcome).toMatchObject({ status: 'returned', value: code });
-    expect(outcome.ms).toBeLessThan(1_000);
+  });
+
+  it('the read budget catches a walk that is not linear (JSON.stringify of that DAG)', async () => {
+    const outcome = await runIsolated(SCENARIOS, 'stringifyDoublingDag', HANG_GUARD_MS);
+    expect(outcome).toMatchObject({ status: 'returned', value: EXCEEDED });
   });
 
   it('names the cycle, and a value shared without a cycle is still accepted', async () => {
@@ -111,12 +119,13 @@ describe('cycles and shared graphs are refused quickly, never hang the event loo
 
   it('a huge sparse array is PAYLOAD_TOO_LARGE at once: its commas alone pass the limit', async () => {
     const driver = new RecordingDriver();
-    const started = performance.now();
+    // A reader that walked its billion slots would spend the budget (and be INVALID_ENVELOPE).
+    const budget = new ReadBudget(100);
     const error = await rejection(
-      new Queue(driver).publish({ envelope: envelope(new Array(1_000_000_000)) }),
+      new Queue(driver).publish({ envelope: envelope(budget.watch(new Array(1_000_000_000))) }),
     );
     expect(error.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(budget.exceeded).toBe(false);
     expect(driver.publishCalls).toEqual([]);
   });
 });
@@ -290,11 +299,12 @@ describe('the standalone helpers', () => {
     expect(error.details.maxBodyBytes).toBe(1_000);
   });
 
-  it('a payload at the portable limit is still read in a few milliseconds per 256 KB', () => {
-    const payload = Array.from({ length: 9_000 }, (_, i) => ({ i, tag: 'abcdef' }));
-    const started = performance.now();
+  it('a payload at the portable limit is read once, each property a single read', () => {
+    const budget = new ReadBudget(Number.POSITIVE_INFINITY);
+    const payload = Array.from({ length: 9_000 }, (_, i) => budget.watch({ i, tag: 'abcdef' }));
     const prepared = prepareEnvelope(envelope(payload), undefined, { maxBytes: MAX_BODY_BYTES });
     expect(prepared.payload).toHaveLength(9_000);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Per element: its keys, and each key's descriptor and value; a second pass would double it.
+    expect(budget.reads).toBeLessThanOrEqual(9_000 * 5);
   });
 });
