@@ -110,10 +110,9 @@ export interface Ledger {
    * Every row (or every row in `state`), by event id in code-point order, one page at a time:
    * pass the last id of a page as `after` to read the next; an empty page is the end. Each page
    * is its own read, so rows written between pages may or may not be seen, but none before the
-   * cursor is listed twice. Every store of this package has it; optional only so that a Ledger
-   * written before it (a wrapper, say) still type-checks.
+   * cursor is listed twice.
    */
-  list?(request: ListRequest): Promise<LedgerRecord[]>;
+  list(request: ListRequest): Promise<LedgerRecord[]>;
   /** Deletes terminal rows last updated more than `olderThanSeconds` ago; returns how many. */
   prune(request: { olderThanSeconds: number }): Promise<number>;
   close(): Promise<void>;

@@ -86,7 +86,7 @@ export function observeLedger(
     get: (eventId) => inner.get(eventId),
     scanPending: (request) => inner.scanPending(request),
     scanAmbiguous: (request) => inner.scanAmbiguous(request),
-    ...(inner.list ? { list: inner.list.bind(inner) } : {}),
+    list: (request) => inner.list(request),
     prune: (request) => inner.prune(request),
     close: () => inner.close(),
   };
