@@ -46,7 +46,7 @@ const UNIT_SUFFIX = /(Seconds|Ms)$|^(ms|seconds)$|_(SECONDS|MS)$/;
 const INSTANT = /(At|Until)$|^(now|timestamp)$/;
 /** A count or a size, which a time word may qualify (`redriveAfterReceives`, `maxReceives`). */
 const COUNT_SUFFIX =
-  /(Count|Receives|Attempts|Runs|Bytes|Messages|Rows|Length|Size|Entries)$|_(BYTES|ATTRIBUTES)$/;
+  /(Count|Receives|Attempts|Runs|Bytes|Messages|Rows|Length|Size|Entries)$|_(BYTES|ATTRIBUTES|RECEIVES)$/;
 
 /** The camelCase (or UPPER_SNAKE) words of a name, lower-cased. */
 export function wordsOf(name: string): string[] {

@@ -99,12 +99,8 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
           owns,
         ),
         'bullmq admin',
-        // Every failure through normalizeError with the password: guardedAdmin's own pass knows none.
-        (error) =>
-          classifyBullmqError(error) ??
-          normalizeError(error, 'bullmq admin', undefined, {
-            secrets: provider.redis.password ? [provider.redis.password] : [],
-          }),
+        classifyBullmqError,
+        { secrets: provider.redis.password ? [provider.redis.password] : [] },
       );
     },
   });
