@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PAYLOAD_MARK, payloadText, unwrapPayload } from '../src/message-payload';
 import { event, type Fixture, startFixture } from './support/infrai-fixture';
 
-/** Attribute names the portable Queue accepts (its ATTRIBUTE_NAME), `__proto__` included. */
+/** Attribute names the portable Queue accepts (its ATTRIBUTE_NAME); `__proto__` is refused there. */
 const nameArb = fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/).filter((name) => name !== '__proto__');
 /** Values with what JSON must escape: quotes, backslashes, control characters, line separators. */
 const valueArb = fc.oneof(
@@ -116,7 +116,7 @@ describe('payloadText / unwrapPayload', () => {
     });
   });
 
-  it('keeps an attribute named __proto__ (a name the Queue accepts) on the way back', () => {
+  it('keeps an attribute named __proto__ on the way back (the Queue refuses the name; the codec must not lose it anyway)', () => {
     // Assigning `attributes[name] = value` on a plain object would hit the prototype setter for
     // "__proto__", which ignores a string: the attribute would silently disappear.
     const attributes = Object.fromEntries([
