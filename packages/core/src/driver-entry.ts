@@ -10,6 +10,8 @@ export {
   guardedAdmin,
   type OpenContext,
   type QueueAdmin,
+  type UnknownOptionRules,
+  unknownOptionError,
 } from './adapters';
 export * from './capabilities';
 export { type Clock, systemClock } from './clock';

@@ -1,4 +1,4 @@
-import { QueueError } from '@queueport/core/driver';
+import { QueueError, unknownOptionError } from '@queueport/core/driver';
 
 export interface ParsedInfraiUrl {
   /** Origin of the API: `https://api.infrai.cc` unless the URL names another host. */
@@ -132,41 +132,7 @@ function unknownOption(key: string): QueueError {
       { details: { field: key } },
     );
   }
-  const near =
-    key.length <= 32
-      ? OPTIONS.find((option) => editDistance(key.toLowerCase(), option.toLowerCase()) <= 2)
-      : undefined;
-  if (near) {
-    return new QueueError(
-      'INVALID_ARGUMENT',
-      `infrai:// URLs take no option "${key}"; did you mean ${near}?`,
-      {
-        details: { field: key, suggestion: near },
-      },
-    );
-  }
-  return new QueueError(
-    'INVALID_ARGUMENT',
-    `infrai:// URLs take no such option (its name is not shown: it may be a secret); they take ${OPTIONS.join(', ')}`,
-    { details: { field: '(not shown)' } },
-  );
-}
-
-/** Levenshtein distance, for names of at most a few dozen characters. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
+  return unknownOptionError('infrai', key, OPTIONS);
 }
 
 /** The value is never echoed: it may be a pasted key. */

@@ -65,7 +65,9 @@ describe('parseInfraiUrl', () => {
 
   it('refuses a near miss of an option by its name, with the option meant', () => {
     const error = refused('infrai://h/orders?regoin=eu-west');
-    expect(error.message).toBe('infrai:// URLs take no option "regoin"; did you mean region?');
+    expect(error.message).toBe(
+      'infrai:// URLs take no option "regoin"; did you mean region? (they take region, keyEnv, tls, timeoutMs, dedupeWindowSeconds)',
+    );
     expect(error.details).toEqual({ field: 'regoin', suggestion: 'region' });
     expect(refused('infrai://h/orders?timeoutms=30').details).toEqual({
       field: 'timeoutms',

@@ -1,4 +1,9 @@
-import { type Capabilities, type DedupeCapability, QueueError } from '@queueport/core/driver';
+import {
+  type Capabilities,
+  type DedupeCapability,
+  QueueError,
+  unknownOptionError,
+} from '@queueport/core/driver';
 import type { MemoryDriverOptions } from './memory-driver';
 
 type UrlOptions = Omit<MemoryDriverOptions, 'clock' | 'name'>;
@@ -108,34 +113,7 @@ function bad(key: string, _value: string, expected: string): QueueError {
  * anything else may be a secret typed as an option name, and is not repeated.
  */
 function unknownOption(key: string): QueueError {
-  const typed = key.toLowerCase();
-  const near = OPTION_NAMES.find((option) => {
-    const known = option.toLowerCase();
-    return editDistance(typed, known) <= 2 || (typed.length >= 4 && known.startsWith(typed));
+  return unknownOptionError('memory', key, OPTION_NAMES, {
+    isNear: (typed, option) => typed.length >= 4 && option.startsWith(typed),
   });
-  const known = `it takes ${OPTION_NAMES.join(', ')}`;
-  return new QueueError(
-    'INVALID_ARGUMENT',
-    near
-      ? `memory:// URLs take no option "${key}" (did you mean "${near}"?): ${known}`
-      : `memory:// URL has an unknown option (its name not repeated, in case it is a secret): ${known}`,
-    near ? { details: { field: key } } : {},
-  );
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -1,4 +1,4 @@
-import { QueueError } from '@queueport/core/driver';
+import { QueueError, unknownOptionError } from '@queueport/core/driver';
 import type { SqsDriverOptions } from './sqs-options';
 
 type UrlDriverOptions = Pick<
@@ -121,35 +121,9 @@ function checkEndpoint(value: string): string {
   return `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}`;
 }
 
-/** Names the option only when it is a typo of a known one; anything else may be a secret. */
+/** Names the option only as a near miss of a real one: any other name may be a pasted secret. */
 function unknownOption(key: string): QueueError {
-  const typed = key.toLowerCase();
-  const near = OPTIONS.find((option) => editDistance(typed, option.toLowerCase()) <= 2);
-  const known = `it takes ${OPTIONS.join(', ')}`;
-  return new QueueError(
-    'INVALID_ARGUMENT',
-    near
-      ? `sqs:// URLs take no option "${key}" (did you mean "${near}"?): ${known}`
-      : `an sqs:// URL has an unknown option (its name not repeated, in case it is a secret): ${known}`,
-    { details: { field: near ? key : 'query' } },
-  );
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
+  return unknownOptionError('sqs', key, OPTIONS);
 }
 
 function decodeSegment(segment: string): string {

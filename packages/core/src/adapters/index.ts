@@ -11,3 +11,4 @@ export { AdapterRegistry, type OpenQueueOptions, openQueue } from './adapter-reg
 export { eventIdOfBody } from './event-id-of-body';
 export { checkAdminSettings, guardedAdmin } from './guarded-admin';
 export { redactUrl } from './redact-url';
+export { type UnknownOptionRules, unknownOptionError } from './unknown-option';
