@@ -45,11 +45,6 @@ export async function withDeadline<T>(
   if (caller?.aborted) forward();
   else caller?.addEventListener('abort', forward, { once: true });
   const signal = deadline.signal;
-  const timedOut = new QueueError(
-    'UNAVAILABLE',
-    `${driverName}: ${operation} had no answer within ${timeoutMs} ms (the queue's call timeout)`,
-    { details: { timedOut: true, timeoutMs, operation }, retryable: true },
-  );
   let call: Promise<T>;
   try {
     call = Promise.resolve(run(signal));
@@ -58,6 +53,12 @@ export async function withDeadline<T>(
   }
   const expiry = clock.sleep(timeoutMs, stopTimer.signal).then(
     () => {
+      // Built only on expiry: an error's stack costs a few µs, on every call of the hot path.
+      const timedOut = new QueueError(
+        'UNAVAILABLE',
+        `${driverName}: ${operation} had no answer within ${timeoutMs} ms (the queue's call timeout)`,
+        { details: { timedOut: true, timeoutMs, operation }, retryable: true },
+      );
       deadline.abort(timedOut);
       throw timedOut;
     },
