@@ -4,12 +4,18 @@
  */
 export {
   type AdapterDefinition,
+  type AdapterUrls,
+  type CreateQueueRequest,
   checkAdminSettings,
+  type DeadLetterRecord,
   defineAdapter,
   eventIdOfBody,
   guardedAdmin,
   type OpenContext,
+  type PreflightCheck,
+  type PreflightContext,
   type QueueAdmin,
+  type QueueStats,
   type UnknownOptionRules,
   unknownOptionError,
 } from './adapters';

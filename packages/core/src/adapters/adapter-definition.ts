@@ -57,6 +57,38 @@ export interface QueueAdmin {
 }
 
 /**
+ * How an adapter's URLs read, connecting to nothing: what the CLI and the suite need to check a
+ * configuration, name its secrets and make scratch queues, without knowing the provider.
+ * The kit's `defineUrlGrammar` builds one; an adapter may write its own.
+ */
+export interface AdapterUrls {
+  /** Throws the adapter's QueueError where opening the URL would refuse its form (not its reachability). */
+  check(url: URL): void;
+  /** The environment variables opening the URL reads, defaults included, in the order read. */
+  envNames(url: URL): string[];
+  /** The provider's URL without its queue (what `admin` opens); the options stay. */
+  providerUrl(queueUrl: URL): string;
+  /** The URL of the queue `queueName` at the provider `providerUrl`, with its options. */
+  queueUrl(providerUrl: URL, queueName: string): string;
+}
+
+/** One check a provider runs before a drill trusts it (Infrai: its discovery schemas match). */
+export interface PreflightCheck {
+  /** A short stable name, for reports: `schema-current`. */
+  name: string;
+  ok: boolean;
+  /** What was found, for people; never a secret. */
+  detail: string;
+  /** What to do where it failed. */
+  fix?: string;
+}
+
+export interface PreflightContext extends OpenContext {
+  /** Aborted when the drill's budget for the preflight runs out. */
+  signal?: AbortSignal;
+}
+
+/**
  * One provider, as a package exports it: its URL scheme, how to open a driver from a URL, and
  * optionally its admin surface. In the spirit of Go CDK's URL openers, so the CLI and the suite
  * open any provider with no code of their own.
@@ -68,6 +100,23 @@ export interface AdapterDefinition {
   packageName: string;
   /** Whether `open` honours `context.clock`, so the suite can run it on virtual time. */
   virtualClock: boolean;
+  /**
+   * Packages a user installs beside this one (its peers), for the install line when one is
+   * missing: `['bullmq', 'ioredis']`. Empty or absent: none.
+   */
+  peers?: readonly string[];
+  /**
+   * How its URLs read. Absent (an adapter written before the kit): the queue is the URL's path,
+   * every `*Env` option names a variable, and nothing is checked before opening.
+   */
+  urls?: AdapterUrls;
+  /**
+   * Patterns of the credentials this provider issues (Infrai's `ifr_` keys), masked wherever
+   * queueport redacts. Global flags are not needed; each is matched anywhere in a text.
+   */
+  secretPatterns?: readonly RegExp[];
+  /** Checks for the drill to run before trusting the provider; each one a row of its report. */
+  preflight?(url: URL, context: PreflightContext): Promise<PreflightCheck[]>;
   open(url: URL, context: OpenContext): Driver | Promise<Driver>;
   admin?(url: URL, context: OpenContext): QueueAdmin | Promise<QueueAdmin>;
 }

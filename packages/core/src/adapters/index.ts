@@ -1,9 +1,12 @@
 export {
   type AdapterDefinition,
+  type AdapterUrls,
   type CreateQueueRequest,
   type DeadLetterRecord,
   defineAdapter,
   type OpenContext,
+  type PreflightCheck,
+  type PreflightContext,
   type QueueAdmin,
   type QueueStats,
 } from './adapter-definition';
