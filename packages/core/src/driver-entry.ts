@@ -35,6 +35,10 @@ export {
   type QueueErrorOptions,
   RETRYABLE_BY_DEFAULT,
   redactSecrets,
+  registeredSecretPatterns,
+  registerSecretPatterns,
   type SecretAssessment,
 } from './errors';
 export * from './limits';
+export { MAX_RETRY_AFTER_MS, parseRetryAfterMs, type RetryAfterOptions } from './retry';
+export { type CreateAjvOptions, createAjv, type SchemaOrigin } from './validation';

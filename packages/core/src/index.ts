@@ -35,6 +35,7 @@ export {
   QueueError,
   type QueueErrorOptions,
   redactSecrets,
+  registerSecretPatterns,
   type SecretAssessment,
 } from './errors';
 export {
@@ -57,8 +58,11 @@ export * from './queue';
 export {
   type BackoffPolicy,
   DEFAULT_RETRY,
+  MAX_RETRY_AFTER_MS,
   type NextRetry,
   nextRetry,
+  parseRetryAfterMs,
+  type RetryAfterOptions,
   type RetryPolicy,
   resolveRetryPolicy,
   retryDelayMs,

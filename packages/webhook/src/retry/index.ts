@@ -1,2 +1,1 @@
-export { parseRetryAfter } from './retry-after';
 export { DEFAULT_RETRY_SCHEDULE, resolveRetrySchedule } from './retry-schedule';

@@ -1,5 +1,4 @@
-import { isQueueError, redactSecrets } from '@queueport/core';
-import { parseRetryAfter } from '../retry/retry-after';
+import { isQueueError, parseRetryAfterMs, redactSecrets } from '@queueport/core';
 import type { DeliveryOutcome } from '../sender-types';
 import { findDestinationRefusal } from '../ssrf/destination-refused-error';
 
@@ -37,10 +36,14 @@ export function classifyResponse(
     return { kind: 'disable', status, reason: 'http 410: the destination asked to be disabled' };
   if (status === 408 || status === 409 || status === 429 || (status >= 500 && status < 600)) {
     // RFC 9110 and 6585 define Retry-After for 503 and 429; elsewhere it is not a promise.
-    // Reported as asked: the retry policy bounds it, in the one place every Retry-After is merged.
+    // Reported as asked, no cap here: the destination's retry policy bounds it (its
+    // retryAfterMaxMs may exceed the parser's default day), where every Retry-After is merged.
     const retryAfterMs =
       status === 429 || status === 503
-        ? parseRetryAfter(header(headers, 'retry-after'), options.nowMs)
+        ? parseRetryAfterMs(header(headers, 'retry-after'), {
+            nowMs: options.nowMs,
+            maxMs: Number.MAX_SAFE_INTEGER,
+          })
         : undefined;
     if (retryAfterMs === undefined) return { kind: 'retry', status, reason: `http ${status}` };
     return { kind: 'retry', status, reason: `http ${status}, retry after ${retryAfterMs} ms`, retryAfterMs };
