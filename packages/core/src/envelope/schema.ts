@@ -1,10 +1,6 @@
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { MAX_EVENT_ID_BYTES } from '../limits';
-
-// ajv-formats ships CommonJS with a default export; both module systems must find the function.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+import { createAjv } from '../validation/ajv';
 
 const SHA256_HEX = '^[0-9a-f]{64}$';
 // Control characters in an id end up in log lines and HTTP headers: refuse them at the door.
@@ -35,8 +31,7 @@ const envelopeSchema = {
   oneOf: [{ required: ['payload'] }, { required: ['payload_ref'] }],
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
-addFormats(ajv);
+const ajv = createAjv({ schemas: 'own' });
 
 export const validateEnvelopeShape = ajv.compile(envelopeSchema);
 

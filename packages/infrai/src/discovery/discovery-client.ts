@@ -1,5 +1,5 @@
-import { QueueError, redactSecrets } from '@queueport/core';
-import { Ajv, type ErrorObject } from 'ajv';
+import { createAjv, QueueError, redactSecrets } from '@queueport/core/driver';
+import type { ErrorObject } from 'ajv';
 import { type Dispatcher, request as undiciRequest } from 'undici';
 import {
   type CapabilityContract,
@@ -214,7 +214,7 @@ async function readContract(
 // ---------------------------------------------------------------------------------------------
 // Shapes: only what this package reads is required; everything else Infrai adds passes through.
 
-const shapes = new Ajv({ allErrors: true, strict: true });
+const shapes = createAjv({ schemas: 'own' });
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const methodShape = { type: 'string', enum: [...METHODS, ...METHODS.map((m) => m.toLowerCase())] };
 const pathShape = { type: 'string', pattern: '^/' };
@@ -269,7 +269,7 @@ const checkDetail = shapes.compile({
 });
 
 /** Served schemas must be ones the adapter can compile: it validates every request against them. */
-const metaSchemas = new Ajv({ strict: false });
+const metaSchemas = createAjv({ schemas: 'foreign', allErrors: false });
 
 function checkServedSchema(schema: unknown, url: string, id: string, side: string, optional: boolean): void {
   const where = `the ${side} schema of ${id}`;

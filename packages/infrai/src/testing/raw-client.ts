@@ -1,13 +1,9 @@
 import { canonicalJson, type JsonValue } from '@queueport/core';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createAjv } from '@queueport/core/driver';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { request } from 'undici';
 import type { DiscoverySnapshot } from '../discovery/discovery-format';
 import type { ResponseEnvelope } from './envelope';
-
-// ajv-formats ships CommonJS with a default export; both module systems must find the function.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 /**
  * The simulator's own tests call it through this, on purpose not through the adapter's wire
@@ -94,8 +90,7 @@ export function assertResponseData(snapshot: DiscoverySnapshot, capability: stri
   const schema = snapshot.capabilities[capability]?.response;
   if (!schema) throw new Error(`no response schema for ${capability}`);
   if (!ajv) {
-    ajv = new Ajv({ allErrors: true, strict: false });
-    addFormats(ajv);
+    ajv = createAjv({ schemas: 'foreign' });
   }
   let validate = validators.get(schema);
   if (!validate) {

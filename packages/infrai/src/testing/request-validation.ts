@@ -1,12 +1,8 @@
 import { canonicalJson, type JsonValue } from '@queueport/core';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createAjv } from '@queueport/core/driver';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../discovery/discovery-format';
 import { SimulatorError } from './simulator-error';
-
-// ajv-formats ships CommonJS with a default export; both module systems must find the function.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 let ajv: Ajv | undefined;
 /**
@@ -26,8 +22,7 @@ function validatorFor(schema: JsonSchema): ValidateFunction {
   if (!validate) {
     if (!ajv) {
       // Discovery's schemas are the provider's: keywords ajv does not know are not ours to refuse.
-      ajv = new Ajv({ allErrors: true, strict: false });
-      addFormats(ajv);
+      ajv = createAjv({ schemas: 'foreign' });
     }
     validate = ajv.compile(schema as object);
     byText.set(text, validate);

@@ -1,11 +1,6 @@
-import { QueueError, redactSecrets } from '@queueport/core/driver';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createAjv, QueueError, redactSecrets } from '@queueport/core/driver';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { DiscoverySnapshot } from '../discovery/discovery-format';
-
-// ajv-formats ships CommonJS with a default export; both module systems must find the function.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 interface Compiled {
   request: ValidateFunction;
@@ -35,8 +30,7 @@ export class ContractValidator {
 
   constructor(readonly snapshot: DiscoverySnapshot) {
     // Discovery's schemas are the provider's: unknown keywords (examples, descriptions) are not ours to refuse.
-    this.#ajv = new Ajv({ allErrors: true, strict: false });
-    addFormats(this.#ajv);
+    this.#ajv = createAjv({ schemas: 'foreign' });
   }
 
   checkRequest(capability: string, params: unknown): void {

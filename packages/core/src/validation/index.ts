@@ -1,0 +1,1 @@
+export { type CreateAjvOptions, createAjv, type SchemaOrigin } from './ajv';
