@@ -7,3 +7,4 @@ export {
   hopDedupeKey,
 } from './bridge-state';
 export { type BridgedArrival, DelayBridge } from './delay-bridge';
+export { type HopCalls, type HopReplacement, replaceHops } from './replace-hops';

@@ -7,7 +7,13 @@ import {
 } from '../capabilities';
 import { type Clock, systemClock } from '../clock';
 import { type CloseOptions, type ConsumeOptions, Consumer, type Handler } from '../consumer/consumer';
-import { BRIDGE_RESERVED_BYTES, DelayBridge } from '../delay-bridge';
+import {
+  BRIDGE_RESERVED_BYTES,
+  DelayBridge,
+  type HopCalls,
+  type HopReplacement,
+  replaceHops,
+} from '../delay-bridge';
 import type { Driver, DriverMessage, OutgoingMessage, PublishOutcome, SettleOutcome } from '../driver';
 import { decodeEnvelope, decodeParsedEnvelope, type Envelope } from '../envelope';
 import { prepareEncodedEnvelope } from '../envelope/validate';
@@ -49,6 +55,7 @@ import {
 } from './message-checks';
 import { type DeliverySettler, ReceivedDelivery, type Settlement } from './received-delivery';
 import { decisiveError, type EntryFailure, sendWithEntryRetry } from './send-with-entry-retry';
+import { staleReceiptError } from './stale-receipt';
 
 export interface PublishInput<E extends EventMap = AnyEvents> {
   envelope: EnvelopeInputOf<E>;
@@ -507,9 +514,8 @@ export class Queue<E extends EventMap = AnyEvents>
   }
 
   /**
-   * Sends settle entries in chunks of `batch.settle`. Where the provider ignores stale receipts,
-   * an entry whose lease the Queue knows to have run out is refused here with LEASE_LOST: the
-   * provider would say success whether or not someone else holds the message now.
+   * Sends settle entries in chunks of `batch.settle`; an entry the Queue knows to be stale
+   * (`staleReceiptError`) is refused here with LEASE_LOST, without asking the provider.
    */
   async #settleMany<E>(
     entries: readonly E[],
@@ -522,11 +528,9 @@ export class Queue<E extends EventMap = AnyEvents>
     const live: number[] = [];
     const now = this.clock.now();
     entries.forEach((entry, index) => {
-      const delivery = deliveryOf(entry);
-      if (delivery.settled) results[index] = { ok: false, error: alreadySettled(delivery) };
-      else if (this.capabilities.staleReceipt === 'ignored' && delivery.leaseExpiresAt <= now) {
-        results[index] = { ok: false, error: leaseLostLocally(this.driver.name) };
-      } else live.push(index);
+      const stale = staleReceiptError(deliveryOf(entry), this.capabilities, this.driver.name, now);
+      if (stale) results[index] = { ok: false, error: stale };
+      else live.push(index);
     });
     const size = this.capabilities.batch.settle;
     for (let start = 0; start < live.length; start += size) {
@@ -549,56 +553,34 @@ export class Queue<E extends EventMap = AnyEvents>
     return results;
   }
 
-  /**
-   * The bridge's move: publish each hop first, and settle the message it replaces only once that
-   * worked. A release (`confirmLease`) first makes sure its lease still holds, so a stale release
-   * cannot leave a second copy behind: refused here where the provider ignores stale receipts,
-   * asked of the provider (an extension) where it rejects them.
-   */
-  async #replace(
-    entries: ReadonlyArray<{ delivery: ReceivedDelivery; hop: OutgoingMessage }>,
-    { confirmLease = false }: { confirmLease?: boolean } = {},
+  /** What the bridge's hop replacement is made of: this Queue's publish, ack and lease check. */
+  readonly #hopCalls: HopCalls<ReceivedDelivery> = {
+    publish: (hops) => this.#publishOutgoing(hops),
+    ack: (deliveries) =>
+      this.#settleMany(deliveries, 'ack', (chunk) => this.driver.ack(chunk.map((d) => d.receipt))),
+    confirmLeases: (deliveries) => this.#confirmLeases(deliveries),
+  };
+
+  #replace(
+    entries: ReadonlyArray<HopReplacement<ReceivedDelivery>>,
+    options?: { confirmLease?: boolean },
   ): Promise<SettleResult[]> {
-    const results = new Array<SettleResult>(entries.length);
-    let live = entries.map((_, index) => index);
-    if (confirmLease) {
-      const confirmed = await this.#confirmLeases(entries.map((e) => e.delivery));
-      live = live.filter((index) => {
-        const outcome = confirmed[index]!;
-        if (!outcome.ok) results[index] = outcome;
-        return outcome.ok;
-      });
-    }
-    const published = await this.#publishOutgoing(live.map((i) => entries[i]!.hop));
-    const sent: number[] = [];
-    published.forEach((outcome, position) => {
-      const index = live[position]!;
-      if (outcome.ok) sent.push(index);
-      else results[index] = outcome;
-    });
-    const acked = await this.#settleMany(
-      sent.map((i) => entries[i]!.delivery),
-      'ack',
-      (chunk) => this.driver.ack(chunk.map((d) => d.receipt)),
-    );
-    sent.forEach((index, position) => {
-      results[index] = acked[position]!;
-    });
-    return results;
+    return replaceHops(entries, this.#hopCalls, options);
   }
 
-  /** Whether each delivery still holds its lease, as far as the Queue can learn without settling it. */
+  /**
+   * Whether each delivery still holds its lease, as far as the Queue can learn without settling
+   * it: asked of the provider (an extension) where it rejects stale receipts and can extend,
+   * else the Queue's own rule alone.
+   */
   async #confirmLeases(deliveries: readonly ReceivedDelivery[]): Promise<SettleResult[]> {
     const extend = this.driver.extendLease;
     const now = this.clock.now();
     if (this.capabilities.staleReceipt === 'ignored' || !this.capabilities.leaseExtension || !extend) {
-      return deliveries.map((delivery) =>
-        delivery.settled
-          ? { ok: false, error: alreadySettled(delivery) }
-          : this.capabilities.staleReceipt === 'ignored' && delivery.leaseExpiresAt <= now
-            ? { ok: false, error: leaseLostLocally(this.driver.name) }
-            : { ok: true },
-      );
+      return deliveries.map((delivery) => {
+        const stale = staleReceiptError(delivery, this.capabilities, this.driver.name, now);
+        return stale ? { ok: false, error: stale } : { ok: true };
+      });
     }
     const { min, max } = this.capabilities.leaseSeconds;
     const seconds = (d: ReceivedDelivery) =>
@@ -819,24 +801,4 @@ function withEntryField(problem: QueueError, index: number): QueueError {
 function throwIfFailed(results: readonly SettleResult[]): void {
   const failed = results.find((result): result is EntryFailure => !result.ok);
   if (failed) throw failed.error;
-}
-
-/**
- * A delivery is settled once. After that its lease is gone even where the provider would still
- * take the receipt (an SQS receipt, the memory driver's until the next receive), so a handler
- * the consumer abandoned at close, or one that acks twice, cannot ack a message that was
- * already released and is on its way to someone else.
- */
-function alreadySettled(delivery: ReceivedDelivery): QueueError {
-  const eventId = delivery.envelope.event_id;
-  return new QueueError('LEASE_LOST', `delivery of ${eventId} was already settled`, {
-    details: { event_id: eventId },
-  });
-}
-
-function leaseLostLocally(driverName: string): QueueError {
-  return new QueueError(
-    'LEASE_LOST',
-    `the lease for this delivery ran out; ${driverName} cannot tell whether the message was delivered again, so it is not settled`,
-  );
 }
