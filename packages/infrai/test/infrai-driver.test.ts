@@ -1,13 +1,7 @@
 import { MAX_BODY_BYTES, Queue, QueueError } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  classifyInfraiFailure,
-  type InfraiCall,
-  InfraiDriver,
-  idempotencyKey,
-  parseRetryAfter,
-} from '../src';
+import { classifyInfraiFailure, type InfraiCall, InfraiDriver, idempotencyKey } from '../src';
 import {
   batchKeys,
   drain,
@@ -330,7 +324,7 @@ describe('the wire', () => {
   });
 });
 
-describe('classifyInfraiFailure and parseRetryAfter', () => {
+describe('classifyInfraiFailure', () => {
   const classify = (failure: Partial<Parameters<typeof classifyInfraiFailure>[0]>) =>
     classifyInfraiFailure(
       { status: 500, error: undefined, retryAfter: undefined, requestId: undefined, ...failure },
@@ -371,14 +365,14 @@ describe('classifyInfraiFailure and parseRetryAfter', () => {
     expect(error.message).not.toMatch(/ifr_pk_proj_abc123/);
   });
 
-  it('Retry-After: seconds, or an HTTP date', () => {
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter('3', now)).toBe(3);
-    expect(parseRetryAfter(' 3 ', now)).toBe(3);
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:10 GMT', now)).toBe(10);
-    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  it("Retry-After through core's parser, in whole seconds, at most an hour", () => {
+    const after = (retryAfter: string) => classify({ status: 429, retryAfter }).retryAfterSeconds;
+    expect(after(' 3 ')).toBe(3);
+    expect(after('86400')).toBe(3600);
+    expect(after(new Date(Date.now() + 90_000).toUTCString())).toBeGreaterThanOrEqual(89);
+    expect(after('Wed, 31 Dec 2025 00:00:00 GMT')).toBe(0);
+    expect(after('soon')).toBeUndefined();
+    expect(after('1.5')).toBeUndefined();
   });
 });
 

@@ -1,4 +1,4 @@
-import { type ErrorCode, QueueError } from '@queueport/core/driver';
+import { type ErrorCode, parseRetryAfterMs, QueueError } from '@queueport/core/driver';
 import { safeErrorCode, safeMessage } from './response-bounds';
 
 /** Infrai's error codes (from discovery's error lists) in the port's terms. */
@@ -18,6 +18,9 @@ const CODES: Readonly<Record<string, ErrorCode>> = {
   INTERNAL_ERROR: 'UNAVAILABLE',
   SERVICE_UNAVAILABLE: 'UNAVAILABLE',
 };
+
+/** The longest wait a `Retry-After` is taken for: a server's larger value would stall a consumer for days. */
+const MAX_RETRY_AFTER_MS = 3_600_000;
 
 export interface InfraiFailure {
   /** 0 for a batch entry whose code the snapshot does not list with a status. */
@@ -57,7 +60,8 @@ export function classifyInfraiFailure(
               ? 'UNAVAILABLE'
               : 'INTERNAL');
   const terminalCredit = infraiCode === 'INSUFFICIENT_CREDIT' || failure.status === 402;
-  const retryAfterSeconds = parseRetryAfter(failure.retryAfter);
+  const retryAfterMs = parseRetryAfterMs(failure.retryAfter, { maxMs: MAX_RETRY_AFTER_MS });
+  const retryAfterSeconds = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
   const message = terminalCredit
     ? `${where}: the Infrai account has no credit left (INSUFFICIENT_CREDIT, HTTP 402); this is terminal and is not retried: add credit, then run again`
     : `${where}: ${said || 'Infrai refused the request'} (${infraiCode}${failure.status ? `, HTTP ${failure.status}` : ''})`;
@@ -74,16 +78,4 @@ export function classifyInfraiFailure(
       ...(failure.requestId ? { requestId: failure.requestId } : {}),
     },
   });
-}
-
-/** The longest wait a `Retry-After` is taken for: a server's larger value would stall a consumer for days. */
-export const MAX_RETRY_AFTER_SECONDS = 3600;
-
-/** `Retry-After` as seconds: a delta (`30`) or an HTTP date, at most an hour. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value || value.length > 64) return undefined;
-  const seconds = /^\d+$/.test(value.trim())
-    ? Number(value.trim())
-    : Math.max(0, Math.ceil((Date.parse(value) - now) / 1000));
-  return Number.isNaN(seconds) ? undefined : Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
 }
