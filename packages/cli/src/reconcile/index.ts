@@ -1,31 +1,14 @@
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { MAX_SCAN_LIMIT } from '@queueport/ledger';
+import { type ReconcileResult, runReconcile } from '@queueport/webhook/reconcile';
 import { intOption, parseCommandArgs, requireOption } from '../args';
 import type { Command, CommandContext } from '../command-context';
-import type { LoadedConfig } from '../config/config-types';
 import { requireConfig } from '../config/require-config';
-import { ConfigError, UsageError } from '../errors';
+import { UsageError } from '../errors';
 import { listSome } from '../migrate/list-some';
 import { ReportBuilder } from '../report/report-builder';
 import type { CommandReport } from '../report/report-types';
-import { type PayloadLoader, type ReconcileResult, reconcileChecks, runReconcile } from './republish';
-
-export {
-  handleReconcileMessage,
-  type LoadedPayload,
-  type PayloadLoader,
-  RECONCILE_REPUBLISH_TYPE,
-  RECONCILE_SCAN_TYPE,
-  type ReconcileOptions,
-  type ReconcileResult,
-  type ReconcileWork,
-  type ReconcileWorkerOptions,
-  type RepublishUnit,
-  reconcileChecks,
-  runReconcile,
-  type ScanContinuation,
-} from './republish';
+import { loadPayloadLoader } from './load-payload-loader';
+import { reconcileChecks } from './reconcile-checks';
 
 const USAGE = `usage: queueport reconcile --provider X [--older-than-seconds S] [--batch N] [--budget-ms B]
                            [--enqueue-scan [--scan-provider Y]]
@@ -44,7 +27,8 @@ outcome; the receiver may have acted twice) are listed for a person.
   --enqueue-scan          hand the scan to workers instead: one queueport.reconcile.republish
                           message per unit of ids, and a queueport.reconcile.scan continuation
                           if the scan itself ran out of budget; workers pass each to
-                          handleReconcileMessage (see ReconcileWork for the shape)
+                          handleReconcileMessage from @queueport/webhook/reconcile
+                          (see ReconcileWork there for the shape)
   --scan-provider Y       where those messages go; default X. Workers that consume it must
                           dispatch on the type: a DeliveryWorker would take them for webhooks
 
@@ -66,8 +50,9 @@ export const reconcileCommand: Command = {
   summary: 'Republishes stuck ledger events within a time budget, and lists the ambiguous ones.',
   help: USAGE,
   async run(argv, context) {
-    // The budget counts from here: loading the configuration and opening the provider are part of the run.
-    const startedAt = context.io.now();
+    // The budget counts from here: loading the configuration and opening the provider are part of
+    // the run. On performance.now(), the clock runReconcile keeps its budget on.
+    const startedAt = performance.now();
     const { values } = parseCommandArgs(argv, FLAGS, USAGE);
     const provider = requireOption(values.provider, '--provider', USAGE);
     const olderThanSeconds = intOption(values['older-than-seconds'], '--older-than-seconds', USAGE, 0) ?? 900;
@@ -136,7 +121,6 @@ async function reconcile(
       batch: flags.batch,
       budgetMs: flags.budgetMs,
       startedAt: flags.startedAt,
-      now: () => context.io.now(),
       progress: (line) => context.progress(line),
     });
     for (const check of reconcileChecks(result, target.name)) report.add(check);
@@ -154,41 +138,6 @@ async function reconcile(
   } finally {
     for (const step of cleanup.reverse()) await step().catch(() => undefined);
   }
-}
-
-/**
- * The module `payloadLoader` names, relative to the configuration file (to the working directory
- * for the embedded defaults); its default export loads an event's payload by id.
- */
-export async function loadPayloadLoader(loaded: LoadedConfig, cwd: string): Promise<PayloadLoader> {
-  const field = loaded.config.payloadLoader;
-  if (!field) {
-    throw new ConfigError(
-      'reconcile republishes through the application’s payload loader, since the ledger never stores payloads: set "payloadLoader" to a module whose default export is (eventId) => Promise<{ type, payload } | undefined>',
-      loaded.file,
-      'payloadLoader',
-    );
-  }
-  const file = path.resolve(loaded.file ? path.dirname(loaded.file) : cwd, field);
-  let loadedModule: { default?: unknown };
-  try {
-    loadedModule = (await import(pathToFileURL(file).href)) as { default?: unknown };
-  } catch (error) {
-    throw new ConfigError(
-      `cannot load ${field}: ${error instanceof Error ? error.message : String(error)}`,
-      loaded.file,
-      'payloadLoader',
-    );
-  }
-  const load = loadedModule.default;
-  if (typeof load !== 'function') {
-    throw new ConfigError(
-      `${field} has no default export of the form (eventId) => Promise<{ type, payload } | undefined>`,
-      loaded.file,
-      'payloadLoader',
-    );
-  }
-  return async (eventId) => load(eventId);
 }
 
 function reconcileSummary(
