@@ -8,9 +8,10 @@ import {
   type CanaryPath,
   type DualPublishOptions,
   type DualPublishResult,
-  runDualPublish,
   runRollback,
 } from '../src/migrate';
+import type { CanarySeams } from '../src/migrate/canary-seams';
+import { runDualPublishWith } from '../src/migrate/dual-publish';
 import { startTestContext, type TestContext, type TestContextOptions } from './support/migrate-context';
 import { droppingDriver, duplicatingDriver } from './support/migrate-drivers';
 import { uniqueQueue } from './support/test-io';
@@ -37,19 +38,23 @@ async function canary(
   from: string,
   to: string,
   extra: Partial<DualPublishOptions> = {},
+  seams: CanarySeams = {},
 ): Promise<DualPublishResult> {
-  return runDualPublish({
-    from: await pathOf(f, from),
-    to: await pathOf(f, to),
-    ledger: await f.openLedger(),
-    sender: f.sender(),
-    destination: f.destination,
-    events: EVENTS,
-    windowMs: 100,
-    drainMs: 5_000,
-    effects: f.receiver,
-    ...extra,
-  });
+  return runDualPublishWith(
+    {
+      from: await pathOf(f, from),
+      to: await pathOf(f, to),
+      ledger: await f.openLedger(),
+      sender: f.sender(),
+      destination: f.destination,
+      events: EVENTS,
+      windowMs: 100,
+      drainMs: 5_000,
+      effects: f.receiver,
+      ...extra,
+    },
+    seams,
+  );
 }
 
 const check = (result: { checks: { id: string; status: string; detail?: string }[] }, id: string) =>
@@ -94,9 +99,13 @@ describe('runDualPublish', () => {
 
   it('absorbs a provider that delivers everything twice: suppressed, never a second effect', async () => {
     const f = await started();
-    const result = await canary(f, 'a', 'b', {
-      wrapDriver: (driver, path) => (path === 'to' ? duplicatingDriver(driver) : driver),
-    });
+    const result = await canary(
+      f,
+      'a',
+      'b',
+      {},
+      { wrapDriver: (driver, path) => (path === 'to' ? duplicatingDriver(driver) : driver) },
+    );
     expect(result.to.received).toBe(2 * EVENTS);
     expect(result.suppressedByLedger).toBe(2 * EVENTS);
     expect(check(result, 'migrate.no-duplicates')?.status).toBe('passed');
@@ -112,7 +121,7 @@ describe('runDualPublish', () => {
       await Promise.all(['', '-wal', '-shm'].map((s) => rm(`${separate!.file}${s}`, { force: true })));
       separate = undefined;
     });
-    const bypassing = async (f: TestContext): Promise<Partial<DualPublishOptions>> => {
+    const bypassing = async (f: TestContext): Promise<CanarySeams> => {
       const file = `${f.ledgerFile}.bypass`;
       separate = { ledger: await openSqliteLedger({ filename: file }), file };
       const own = separate.ledger;
@@ -121,7 +130,7 @@ describe('runDualPublish', () => {
 
     it('fails no-duplicates when the receiver ignores the idempotency key: each event took effect twice', async () => {
       const f = await started({ receiverMode: 'ignores-key' });
-      const result = await canary(f, 'a', 'b', await bypassing(f));
+      const result = await canary(f, 'a', 'b', {}, await bypassing(f));
       const duplicates = check(result, 'migrate.no-duplicates');
       expect(duplicates?.status).toBe('failed');
       expect(result.duplicates.map((d) => d.eventId)).toEqual(result.eventIds);
@@ -132,7 +141,7 @@ describe('runDualPublish', () => {
 
     it('is still caught without the receiver’s count: two 2xx answers for one event', async () => {
       const f = await started({ receiverMode: 'ignores-key' });
-      const result = await canary(f, 'a', 'b', { ...(await bypassing(f)), effects: undefined });
+      const result = await canary(f, 'a', 'b', { effects: undefined }, await bypassing(f));
       expect(result.effectSource).toBe('ledger');
       expect(check(result, 'migrate.no-duplicates')?.status).toBe('failed');
       expect(result.duplicates).toHaveLength(EVENTS);
@@ -140,7 +149,7 @@ describe('runDualPublish', () => {
 
     it('passes when the receiver honours the key: its replays are counted as suppressed', async () => {
       const f = await started();
-      const result = await canary(f, 'a', 'b', await bypassing(f));
+      const result = await canary(f, 'a', 'b', {}, await bypassing(f));
       expect(check(result, 'migrate.no-duplicates')?.status).toBe('passed');
       expect(result.suppressedByReceiver).toBe(EVENTS);
       expect(f.receiver.effectTotal()).toBe(EVENTS);
@@ -150,14 +159,20 @@ describe('runDualPublish', () => {
   it('fails no-losses for a provider that drops a message, naming the event', async () => {
     const f = await started();
     let dropped: string[] = [];
-    const result = await canary(f, 'a', 'b', {
-      wrapDriver: (driver, path) => {
-        if (path !== 'to') return driver;
-        const dropping = droppingDriver(driver);
-        dropped = dropping.dropped;
-        return dropping.driver;
+    const result = await canary(
+      f,
+      'a',
+      'b',
+      {},
+      {
+        wrapDriver: (driver, path) => {
+          if (path !== 'to') return driver;
+          const dropping = droppingDriver(driver);
+          dropped = dropping.dropped;
+          return dropping.driver;
+        },
       },
-    });
+    );
     expect(dropped).toHaveLength(1);
     const losses = check(result, 'migrate.no-losses');
     expect(losses?.status).toBe('failed');
@@ -172,10 +187,13 @@ describe('runDualPublish', () => {
   it('fails no-losses naming events that never took effect, when both paths lose them', async () => {
     const f = await started();
     const first = 'queueport-canary:lost:0001';
-    const result = await canary(f, 'a', 'b', {
-      runId: 'lost',
-      wrapDriver: (driver) => droppingDriver(driver, { eventId: first }).driver,
-    });
+    const result = await canary(
+      f,
+      'a',
+      'b',
+      { runId: 'lost' },
+      { wrapDriver: (driver) => droppingDriver(driver, { eventId: first }).driver },
+    );
     expect(result.undelivered).toEqual([first]);
     expect(check(result, 'migrate.no-losses')?.detail).toContain(`never delivered: ${first}`);
     expect(result.pending).toEqual([first]);

@@ -1,7 +1,7 @@
 import type { Ledger } from '@queueport/ledger';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { patientClaims } from '../src/migrate/dual-publish';
+import { patientClaims } from '../src/migrate/patient-claims';
 import { tempDir } from './support/test-io';
 
 let cleanup: (() => Promise<void>)[] = [];

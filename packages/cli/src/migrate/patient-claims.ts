@@ -1,0 +1,40 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Ledger } from '@queueport/ledger';
+import { decorate } from './forwarding-decorator';
+
+/**
+ * How long a worker waits for the other path's worker to settle an event it finds busy. Both
+ * paths race on every canary event by design; the worker's own answer to `busy` is a release
+ * for the rest of the ledger lease (tens of seconds), which would make every race a stall.
+ */
+const BUSY_WAIT_MS = 2_000;
+const BUSY_POLL_MS = 20;
+
+/**
+ * The ledger as the canary's workers use it: a claim that finds the event busy waits a moment
+ * for the holder (the other path's worker, a few milliseconds from settling) and asks again,
+ * instead of handing the message back for the rest of the ledger lease. A busy claim writes
+ * nothing, so asking again changes nothing; every decision is still the shared ledger's.
+ */
+export function patientClaims(ledger: Ledger): Ledger {
+  return decorate<Ledger>(ledger, {
+    async claim(request) {
+      const deadline = performance.now() + BUSY_WAIT_MS;
+      for (;;) {
+        const result = await ledger.claim(request);
+        if (result.status !== 'busy' || performance.now() >= deadline) return result;
+        await sleep(BUSY_POLL_MS);
+      }
+    },
+    // The shared ledger is its owner's to close.
+    close: async () => {},
+    complete: 'forward',
+    fail: 'forward',
+    release: 'forward',
+    get: 'forward',
+    scanPending: 'forward',
+    scanAmbiguous: 'forward',
+    list: 'forward',
+    prune: 'forward',
+  });
+}
