@@ -78,7 +78,6 @@ export class BullmqDriver implements Driver {
   #seq = 0;
   #existsUntil = 0;
   #opened: Promise<void> | undefined;
-  #closed = false;
 
   /** `ownsConnection`: close it on close(), for a connection the adapter opened from a URL. */
   constructor(options: BullmqDriverOptions & { ownsConnection?: boolean }) {
@@ -137,7 +136,6 @@ export class BullmqDriver implements Driver {
   }
 
   async publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]> {
-    this.#assertOpen();
     await this.#assertExists(false);
     const ttl = this.#options.dedupeWindowSeconds * 1000;
     const requested = messages.map((message) => {
@@ -166,7 +164,6 @@ export class BullmqDriver implements Driver {
   }
 
   async receive(request: ReceiveRequest): Promise<DriverMessage[]> {
-    this.#assertOpen();
     const lane = this.#lane(Math.round(request.leaseSeconds * 1000));
     const deadline = Date.now() + request.waitSeconds * 1000;
     const signals = request.signal ? [request.signal, this.#closing.signal] : [this.#closing.signal];
@@ -207,7 +204,7 @@ export class BullmqDriver implements Driver {
   ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
     return this.#settle(receipts, true, async ({ job, token, lane }) => {
       // Completing fetches the lane's next job in the same script, as BullMQ's Worker does.
-      const fetchNext = !this.#closed && lane.wantsMore();
+      const fetchNext = !this.#isClosing && lane.wantsMore();
       let next: unknown;
       try {
         next = await job.moveToCompleted(null, token, fetchNext);
@@ -218,7 +215,7 @@ export class BullmqDriver implements Driver {
         lane.keepHeld(await this.#recover(lane, token, error, job.id));
         return;
       }
-      if (fetchNext && !this.#closed) this.#askParentField(lane.keep(next, token));
+      if (fetchNext && !this.#isClosing) this.#askParentField(lane.keep(next, token));
     });
   }
 
@@ -286,9 +283,13 @@ export class BullmqDriver implements Driver {
     }
   }
 
+  /**
+   * Ends what runs on the driver's own: the lanes' fetch-ahead, the stalled checker, long polls
+   * and Redis commands still out (a call the Queue stopped waiting for). The Queue makes no call
+   * after this, so nothing here refuses one.
+   */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.#isClosing) return;
     this.#closing.abort(new QueueError('CLOSED', `${this.name} driver is closed`));
     clearTimeout(this.#stalledTimer);
     this.#markers.close();
@@ -465,7 +466,6 @@ export class BullmqDriver implements Driver {
     releases: boolean,
     run: (held: HeldJob, index: number) => Promise<unknown>,
   ): Promise<SettleOutcome[]> {
-    this.#assertOpen();
     return Promise.all(
       receipts.map(async (receipt, index): Promise<SettleOutcome> => {
         const held = this.#held.get(receipt);
@@ -533,10 +533,10 @@ export class BullmqDriver implements Driver {
   async #checkStalled(): Promise<void> {
     this.#stalledTimer = undefined;
     const checker = this.#stalledChecker;
-    if (this.#closed || !checker) return;
+    if (this.#isClosing || !checker) return;
     try {
       const exists = await this.#connection.exists(existenceKey(this.#options.prefix, this.#queue.name));
-      if (exists === 1 && !this.#closed) await checker.worker.getBackend().moveStalledJobsToWait();
+      if (exists === 1 && !this.#isClosing) await checker.worker.getBackend().moveStalledJobsToWait();
     } catch {
       // The next check tries again; a receive reports what is wrong with Redis.
     }
@@ -544,10 +544,15 @@ export class BullmqDriver implements Driver {
   }
 
   #scheduleStalledCheck(): void {
-    if (this.#closed || this.#stalledTimer || !this.#stalledChecker) return;
+    if (this.#isClosing || this.#stalledTimer || !this.#stalledChecker) return;
     this.#stalledTimer = setTimeout(() => void this.#checkStalled(), this.#stalledChecker.intervalMs);
     // Never what keeps a process alive: a consumer's receive loop does that.
     this.#stalledTimer.unref();
+  }
+
+  /** Set by close(): the fetch-ahead and the stalled checker stop. */
+  get #isClosing(): boolean {
+    return this.#closing.signal.aborted;
   }
 
   /** NOT_FOUND once the queue was deleted (its existence key is gone). */
@@ -557,10 +562,6 @@ export class BullmqDriver implements Driver {
     const exists = await this.#connection.exists(existenceKey(this.#options.prefix, this.#queue.name));
     if (exists !== 1) throw new QueueError('NOT_FOUND', `${this.name}: the queue does not exist (deleted?)`);
     this.#existsUntil = Date.now() + EXISTS_TRUST_MS;
-  }
-
-  #assertOpen(): void {
-    if (this.#closed) throw new QueueError('CLOSED', `${this.name} driver is closed`);
   }
 }
 

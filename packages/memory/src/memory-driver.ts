@@ -66,7 +66,6 @@ export class MemoryDriver implements Driver {
   #seq = 0;
   /** Counts simulated connection drops: a receive that began before one ends empty. */
   #connection = 0;
-  #closed = false;
   #deleted = false;
   #wake: { promise: Promise<void>; resolve: () => void } = deferred();
 
@@ -99,7 +98,7 @@ export class MemoryDriver implements Driver {
   }
 
   async publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]> {
-    this.#assertOpen();
+    this.#assertExists();
     const now = this.#clock.now();
     this.#expire(now);
     const outcomes = messages.map((message): PublishOutcome => {
@@ -116,12 +115,11 @@ export class MemoryDriver implements Driver {
   }
 
   async receive(request: ReceiveRequest): Promise<DriverMessage[]> {
-    this.#assertOpen();
+    this.#assertExists();
     const deadline = this.#clock.now() + request.waitSeconds * 1000;
     const connection = this.#connection;
     for (;;) {
-      if (request.signal?.aborted || this.#closed || this.#deleted || connection !== this.#connection)
-        return [];
+      if (request.signal?.aborted || this.#deleted || connection !== this.#connection) return [];
       const taken = this.#take(request.maxMessages, request.leaseSeconds);
       const now = this.#clock.now();
       if (taken.length > 0 || now >= deadline) return taken;
@@ -164,10 +162,11 @@ export class MemoryDriver implements Driver {
     });
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#notify();
-  }
+  /**
+   * Nothing to let go of: the messages live as long as the driver object. The Queue ends its
+   * receives and waits for its calls before it closes a driver, and makes none after.
+   */
+  async close(): Promise<void> {}
 
   /**
    * Simulates a dropped provider connection (a broker restart, a network cut) and the reconnect
@@ -223,7 +222,7 @@ export class MemoryDriver implements Driver {
 
   /** Moves up to `limit` dead letters, oldest first, back to the queue as new messages. */
   redriveDeadLetters(limit: number): number {
-    this.#assertOpen();
+    this.#assertExists();
     const now = this.#clock.now();
     const moved = this.#deadLetters.splice(0, Math.max(0, limit));
     for (const dead of moved) this.#enqueue(dead, now, now);
@@ -350,7 +349,7 @@ export class MemoryDriver implements Driver {
 
   /** One outcome per entry, as a provider's batch call answers; wakes long polls once. */
   #settle<E>(entries: readonly E[], apply: (entry: E) => void): SettleOutcome[] {
-    this.#assertOpen();
+    this.#assertExists();
     const outcomes = entries.map((entry): SettleOutcome => {
       try {
         apply(entry);
@@ -406,9 +405,8 @@ export class MemoryDriver implements Driver {
     this.#wake = deferred();
   }
 
-  #assertOpen(): void {
+  #assertExists(): void {
     if (this.#deleted) throw new QueueError('NOT_FOUND', `${this.name} was deleted`);
-    if (this.#closed) throw new QueueError('CLOSED', `${this.name} driver is closed`);
   }
 }
 

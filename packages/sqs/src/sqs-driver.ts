@@ -99,7 +99,6 @@ export class SqsDriver implements Driver {
   readonly #classify: ReturnType<typeof sqsErrorClassifier>;
   /** The deadline of one call (a receive's long poll on top), as `timeoutMs` set it. */
   readonly callTimeoutMs: number;
-  #closed = false;
 
   /** Finds the queue, reads its attributes and declares what it gives. NOT_FOUND when it does not exist. */
   static async open(options: SqsDriverOptions): Promise<SqsDriver> {
@@ -164,7 +163,6 @@ export class SqsDriver implements Driver {
   }
 
   async publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]> {
-    this.#assertOpen();
     const now = Date.now();
     const outcomes = new Array<PublishOutcome>(messages.length);
     const entries: Array<{ index: number; entry: SendMessageBatchRequestEntry; bytes: number }> = [];
@@ -229,7 +227,6 @@ export class SqsDriver implements Driver {
   }
 
   async receive(request: ReceiveRequest): Promise<DriverMessage[]> {
-    this.#assertOpen();
     const signal = request.signal
       ? AbortSignal.any([request.signal, this.#closing.signal])
       : this.#closing.signal;
@@ -379,7 +376,6 @@ export class SqsDriver implements Driver {
   }
 
   async ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
-    this.#assertOpen();
     const answer = await this.#send<DeleteMessageBatchCommandOutput>(
       new DeleteMessageBatchCommand({
         QueueUrl: this.#facts.queueUrl,
@@ -401,7 +397,6 @@ export class SqsDriver implements Driver {
   }
 
   async release(entries: readonly ReleaseEntry[]): Promise<SettleOutcome[]> {
-    this.#assertOpen();
     const outcomes = await this.#changeVisibility(
       entries.map((entry) => ({ receipt: entry.receipt, seconds: entry.delaySeconds })),
     );
@@ -412,7 +407,6 @@ export class SqsDriver implements Driver {
   }
 
   async extendLease(entries: readonly ExtendEntry[]): Promise<SettleOutcome[]> {
-    this.#assertOpen();
     const outcomes = await this.#changeVisibility(
       entries.map((entry) => ({ receipt: entry.receipt, seconds: Math.ceil(entry.leaseSeconds) })),
     );
@@ -423,7 +417,6 @@ export class SqsDriver implements Driver {
   }
 
   async #deadLetter(mover: DeadLetterMover, entries: readonly DeadLetterEntry[]): Promise<SettleOutcome[]> {
-    this.#assertOpen();
     const moves = entries.map((entry) => ({ message: this.#held.get(entry.receipt), reason: entry.reason }));
     const sent = await mover.send(moves);
     const toDelete = entries.flatMap((entry, i) =>
@@ -441,9 +434,12 @@ export class SqsDriver implements Driver {
 
   classifyError = (error: unknown): QueueError | undefined => this.#classify(error);
 
+  /**
+   * Ends the SQS requests still out (a call the Queue stopped waiting for) and the client the
+   * driver made. The Queue makes no call after this, so nothing here refuses one.
+   */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.#closing.signal.aborted) return;
     this.#closing.abort(new QueueError('CLOSED', `${this.name} is closed`));
     if (this.#ownsClient) this.#client.destroy();
   }
@@ -491,10 +487,6 @@ export class SqsDriver implements Driver {
       if (bounds.signal?.aborted) throw error;
       throw normalizeError(error, this.name, this.#classify, { secrets: this.#options.secrets });
     }
-  }
-
-  #assertOpen(): void {
-    if (this.#closed) throw new QueueError('CLOSED', `${this.name} is closed`);
   }
 }
 

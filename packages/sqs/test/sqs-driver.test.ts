@@ -11,7 +11,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { canonicalJson, type QueueError } from '@queueport/core';
+import { canonicalJson, Queue, type QueueError } from '@queueport/core';
 import type { OutgoingMessage, SettleOutcome } from '@queueport/core/driver';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { loadLocalAwsSqs } from '../../../scripts/test-services/local-sqs';
@@ -425,21 +425,17 @@ if (!sqsEndpoint) {
   });
 
   describe('closing and aborting', () => {
-    it('refuses every call after close with CLOSED, and leaves the caller’s client working', async () => {
+    // The Queue refuses every call after close itself; the driver keeps no closed flag of its own.
+    it('refuses every call after close with CLOSED (through the Queue), and leaves the caller’s client working', async () => {
       const q = await createQueue(freshName('closed'));
-      const driver = await open(q.name);
-      await driver.close();
-      await driver.close();
-      await expect(driver.publish([outgoing('late')])).rejects.toMatchObject({ code: 'CLOSED' });
-      await expect(
-        driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 0 }),
-      ).rejects.toMatchObject({
-        code: 'CLOSED',
-      });
-      await expect(driver.ack(['r'])).rejects.toMatchObject({ code: 'CLOSED' });
-      await expect(driver.release([{ receipt: 'r', delaySeconds: 0 }])).rejects.toMatchObject({
-        code: 'CLOSED',
-      });
+      const queue = new Queue(await open(q.name), { retry: { maxAttempts: 1 } });
+      await queue.close();
+      await queue.close();
+      const envelope = { event_id: 'late', type: 't', payload: 1 };
+      await expect(queue.publish({ envelope })).rejects.toMatchObject({ code: 'CLOSED' });
+      await expect(queue.receive()).rejects.toMatchObject({ code: 'CLOSED' });
+      await expect(queue.ackBatch([])).rejects.toMatchObject({ code: 'CLOSED' });
+      await expect(queue.releaseBatch([])).rejects.toMatchObject({ code: 'CLOSED' });
       await expect(client.send(new ListQueuesCommand({}))).resolves.toBeDefined();
       expect(await counts(q.url)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
     });

@@ -82,6 +82,11 @@ export interface DeadLetterEntry {
  * Settling takes batches (at most `batch.settle` entries) and answers one outcome per entry.
  * A stale receipt (its message redelivered since) gets LEASE_LOST where the manifest says
  * `staleReceipt: 'rejected'`; where it says `ignored`, whatever the provider does is accepted.
+ *
+ * No call reaches a driver after `close()`: the Queue refuses them itself (CLOSED), so a
+ * driver keeps no closed flag to refuse one. Before it closes the driver, the Queue aborts the
+ * signal of each receive in flight and waits until every call it made has answered or passed
+ * its deadline.
  */
 export interface Driver {
   readonly name: string;
@@ -106,5 +111,10 @@ export interface Driver {
   deadLetter?(entries: readonly DeadLetterEntry[]): Promise<SettleOutcome[]>;
   /** Maps the provider's own failures onto the taxonomy; unknown ones fall through. */
   classifyError?: ErrorClassifier;
+  /**
+   * Called once, by the Queue, after every call it made has answered or passed its deadline;
+   * none comes after it. Ends what the driver runs on its own (timers, fetch-ahead, a
+   * connection it opened) and any request still out from a call the Queue stopped waiting for.
+   */
   close(): Promise<void>;
 }

@@ -22,8 +22,8 @@ export interface DeadlineOptions {
   operation: string;
   timeoutMs: number;
   clock: Clock;
-  /** Aborts the call's own signal too (a receive passes the caller's). */
-  signal?: AbortSignal;
+  /** Each aborts the call's own signal too (a receive passes the caller's, and the queue's closing). */
+  signals?: ReadonlyArray<AbortSignal | undefined>;
 }
 
 /**
@@ -40,10 +40,12 @@ export async function withDeadline<T>(
   const stopTimer = new AbortController();
   // Forwarded by hand, not AbortSignal.any: a consumer's long-lived signal would keep one
   // dependent signal per receive alive on older Node versions.
-  const caller = options.signal;
-  const forward = () => deadline.abort(caller?.reason);
-  if (caller?.aborted) forward();
-  else caller?.addEventListener('abort', forward, { once: true });
+  const callers = (options.signals ?? []).filter((s): s is AbortSignal => s !== undefined);
+  const forward = (event: Event) => deadline.abort((event.target as AbortSignal).reason);
+  for (const caller of callers) {
+    if (caller.aborted) deadline.abort(caller.reason);
+    else caller.addEventListener('abort', forward, { once: true });
+  }
   const signal = deadline.signal;
   let call: Promise<T>;
   try {
@@ -69,6 +71,6 @@ export async function withDeadline<T>(
     return await Promise.race([call, expiry]);
   } finally {
     stopTimer.abort();
-    caller?.removeEventListener('abort', forward);
+    for (const caller of callers) caller.removeEventListener('abort', forward);
   }
 }

@@ -42,6 +42,7 @@ import { callBoundMs, DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './call-deadl
 import { CAP_OPTION, type CappedEvent, type CappedOption, type OptionCapper } from './capped-option';
 import type { Delivery } from './delivery';
 import { boundAnswer, type CheckedMessage, checkDriverMessage, MAX_MESSAGE_ID_CHARS } from './driver-answer';
+import { DriverCalls } from './driver-calls';
 import {
   checkAttributes,
   checkDelay,
@@ -159,14 +160,15 @@ export class Queue<E extends EventMap = AnyEvents>
   readonly #consumers = new Set<Consumer>();
   #closed = false;
   #closing: Promise<void> | undefined;
-  /** Consumers drain after close() began: their settles must still reach the driver until it closes. */
-  #driverClosed = false;
+  /** Consumers drain after close() began: their settles still reach the driver until it closes. */
+  readonly #calls: DriverCalls;
 
   constructor(driver: Driver, queueOptions: QueueOptions<E> = {}) {
     checkDriver(driver);
     const options = checkOptions('queue options', queueOptions);
     assertCapabilities(driver.capabilities, driver.name);
     this.driver = driver;
+    this.#calls = new DriverCalls(driver.name);
     this.capabilities = effectiveCapabilities(driver.capabilities, options.limits, BRIDGE_RESERVED_BYTES);
     this.clock = options.clock ?? systemClock;
     this.#retry = resolveRetryPolicy(options.retry, DEFAULT_RETRY);
@@ -224,6 +226,10 @@ export class Queue<E extends EventMap = AnyEvents>
    */
   async publishBatch(inputs: readonly PublishInput<E>[]): Promise<PublishReceipt[]> {
     this.#assertOpen();
+    return this.#calls.hold(() => this.#publishBatch(inputs));
+  }
+
+  async #publishBatch(inputs: readonly PublishInput<E>[]): Promise<PublishReceipt[]> {
     // Read once, holes refused: `[a, , b]` would otherwise reach the driver with a gap in it.
     const prepared = entriesOf(inputs, 'publishBatch', 'inputs').map((input, index) =>
       // The payload's type is a compile-time claim; #prepare checks the value as JSON at run time.
@@ -252,6 +258,10 @@ export class Queue<E extends EventMap = AnyEvents>
 
   async receive(receiveOptions: ReceiveOptions = {}): Promise<Delivery<E>[]> {
     this.#assertOpen();
+    return this.#calls.hold(() => this.#receive(receiveOptions));
+  }
+
+  async #receive(receiveOptions: ReceiveOptions): Promise<Delivery<E>[]> {
     const options = checkOptions('receive options', receiveOptions);
     const caps = this.capabilities;
     const requestedMessages = options.maxMessages ?? 1;
@@ -265,22 +275,32 @@ export class Queue<E extends EventMap = AnyEvents>
     const maxMessages = this[CAP_OPTION]('maxMessages', requestedMessages, caps.batch.receive, 'receive');
     const waitSeconds = this[CAP_OPTION]('waitSeconds', requestedWait, caps.longPollMaxSeconds, 'receive');
     const deadline = this.clock.now() + waitSeconds * 1000;
+    // A receive in flight when the queue closes ends empty, as a long poll that found nothing.
+    const ended = this.#calls.receivesEnded;
     for (let pass = 0; pass < MAX_EMPTY_PASSES; pass++) {
       const startedAt = this.clock.now();
       const wait = Math.max(0, Math.min(waitSeconds, (deadline - startedAt) / 1000));
-      const answer = await this.#call('receive', options.signal, () =>
-        this.#bounded(
-          'receive',
-          (signal) => this.driver.receive({ maxMessages, leaseSeconds, waitSeconds: wait, signal }),
-          { waitMs: wait * 1000, signal: options.signal },
-        ),
-      );
+      let answer: unknown;
+      try {
+        answer = await this.#call('receive', options.signal, () =>
+          this.#bounded(
+            'receive',
+            (signal) => this.driver.receive({ maxMessages, leaseSeconds, waitSeconds: wait, signal }),
+            { waitMs: wait * 1000, signals: [options.signal, ended] },
+          ),
+        );
+      } catch (error) {
+        if (ended.aborted) return [];
+        throw error;
+      }
       const messages = await this.#checkAnswer(answer, maxMessages);
       if (messages === undefined) return [];
       const deliveries = await this.#arrive(messages, startedAt + leaseSeconds * 1000);
       // A pass that held only hops or bad bodies says nothing about what is behind them.
       // Every delivery's payload passed its schema (#arrive), which is what makes the cast true.
-      if (deliveries.length > 0 || options.signal?.aborted) return deliveries as unknown as Delivery<E>[];
+      if (deliveries.length > 0 || options.signal?.aborted || ended.aborted) {
+        return deliveries as unknown as Delivery<E>[];
+      }
       // Another pass only while the receive is within its own bound: a driver whose every answer
       // is refused (or whose give-backs time out) would otherwise hold it for 50 passes.
       if (this.clock.now() >= deadline + this.callTimeoutMs) return [];
@@ -299,7 +319,7 @@ export class Queue<E extends EventMap = AnyEvents>
   async ackBatch(deliveries: readonly Delivery<E>[]): Promise<SettleResult[]> {
     this.#assertDriverOpen();
     const own = entriesOf(deliveries, 'ackBatch', 'deliveries').map((delivery) => this.#own(delivery));
-    return this.#ack(own);
+    return this.#calls.hold(() => this.#ack(own));
   }
 
   #ack(own: readonly ReceivedDelivery[]): Promise<SettleResult[]> {
@@ -323,7 +343,7 @@ export class Queue<E extends EventMap = AnyEvents>
         delaySeconds: checkDelay(delaySeconds ?? 0, this.capabilities, 'release delay'),
       };
     });
-    return this.#release(checked);
+    return this.#calls.hold(() => this.#release(checked));
   }
 
   async #release(
@@ -381,8 +401,10 @@ export class Queue<E extends EventMap = AnyEvents>
   }
 
   /**
-   * Drains every consumer (within `timeoutMs`, as `consumer.close` does), then closes the driver.
-   * Idempotent: a later call waits for the same close, and a bound it gives applies too.
+   * Drains every consumer (within `timeoutMs`, as `consumer.close` does), ends the receives in
+   * flight, waits for every driver call in flight to answer (or pass its deadline), then closes
+   * the driver: no call reaches it after that. Idempotent: a later call waits for the same
+   * close, and a bound it gives applies too.
    */
   async close(closeOptions: CloseOptions = {}): Promise<void> {
     const options = checkOptions('close options', closeOptions);
@@ -396,7 +418,7 @@ export class Queue<E extends EventMap = AnyEvents>
     this.#events.emit('closing', { timeoutMs: options.timeoutMs });
     this.#closing = (async () => {
       await Promise.all([...this.#consumers].map((consumer) => consumer.close(options)));
-      this.#driverClosed = true;
+      await this.#calls.drain();
       await this.driver.close();
       this.#events.emit('closed', {});
     })();
@@ -407,13 +429,15 @@ export class Queue<E extends EventMap = AnyEvents>
 
   async ackOne(delivery: ReceivedDelivery): Promise<void> {
     this.#assertDriverOpen();
-    throwIfFailed(await this.#ack([this.#own(delivery)]));
+    const own = this.#own(delivery);
+    throwIfFailed(await this.#calls.hold(() => this.#ack([own])));
   }
 
   async releaseOne(delivery: ReceivedDelivery, delaySeconds: number | undefined): Promise<void> {
     this.#assertDriverOpen();
     const checkedDelay = checkDelay(delaySeconds ?? 0, this.capabilities, 'release delay');
-    throwIfFailed(await this.#release([{ delivery: this.#own(delivery), delaySeconds: checkedDelay }]));
+    const entry = { delivery: this.#own(delivery), delaySeconds: checkedDelay };
+    throwIfFailed(await this.#calls.hold(() => this.#release([entry])));
   }
 
   async extendOne(delivery: ReceivedDelivery, leaseSeconds: number): Promise<void> {
@@ -424,16 +448,18 @@ export class Queue<E extends EventMap = AnyEvents>
     }
     const seconds = checkLeaseSeconds(leaseSeconds, this.capabilities);
     const startedAt = this.clock.now();
-    const results = await this.#settleMany(
-      [delivery],
-      'extendLease',
-      (chunk) =>
-        extend.call(
-          this.driver,
-          chunk.map((d) => ({ receipt: d.receipt, leaseSeconds: seconds })),
-        ),
-      (d) => d,
-      { settles: false },
+    const results = await this.#calls.hold(() =>
+      this.#settleMany(
+        [delivery],
+        'extendLease',
+        (chunk) =>
+          extend.call(
+            this.driver,
+            chunk.map((d) => ({ receipt: d.receipt, leaseSeconds: seconds })),
+          ),
+        (d) => d,
+        { settles: false },
+      ),
     );
     throwIfFailed(results);
     delivery.leaseExpiresAt = startedAt + seconds * 1000;
@@ -446,16 +472,18 @@ export class Queue<E extends EventMap = AnyEvents>
       throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot move a message to dead letters`);
     }
     throwIfFailed(
-      await this.#settleMany(
-        [delivery],
-        'deadLetter',
-        (chunk) =>
-          move.call(
-            this.driver,
-            chunk.map((d) => ({ receipt: d.receipt, reason })),
-          ),
-        undefined,
-        { settledAs: 'dead-lettered' },
+      await this.#calls.hold(() =>
+        this.#settleMany(
+          [delivery],
+          'deadLetter',
+          (chunk) =>
+            move.call(
+              this.driver,
+              chunk.map((d) => ({ receipt: d.receipt, reason })),
+            ),
+          undefined,
+          { settledAs: 'dead-lettered' },
+        ),
       ),
     );
   }
@@ -743,21 +771,23 @@ export class Queue<E extends EventMap = AnyEvents>
     };
   }
 
-  /** One provider call under the deadline; a receive's bound adds its long poll. */
+  /** One provider call under the deadline (a receive's bound adds its long poll), refused once the driver closes. */
   #bounded<T>(
     operation: string,
     run: (signal: AbortSignal) => Promise<T>,
-    { waitMs = 0, signal }: { waitMs?: number; signal?: AbortSignal | undefined } = {},
+    { waitMs = 0, signals }: { waitMs?: number; signals?: ReadonlyArray<AbortSignal | undefined> } = {},
   ): Promise<T> {
-    return withDeadline(
-      {
-        driverName: this.driver.name,
-        operation,
-        timeoutMs: waitMs + this.callTimeoutMs,
-        clock: this.clock,
-        ...(signal ? { signal } : {}),
-      },
-      run,
+    return this.#calls.run(operation, () =>
+      withDeadline(
+        {
+          driverName: this.driver.name,
+          operation,
+          timeoutMs: waitMs + this.callTimeoutMs,
+          clock: this.clock,
+          ...(signals ? { signals } : {}),
+        },
+        run,
+      ),
     );
   }
 
@@ -774,11 +804,11 @@ export class Queue<E extends EventMap = AnyEvents>
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new QueueError('CLOSED', `queue over ${this.driver.name} is closed`);
+    if (this.#closed) throw this.#calls.closedError();
   }
 
   #assertDriverOpen(): void {
-    if (this.#driverClosed) throw new QueueError('CLOSED', `queue over ${this.driver.name} is closed`);
+    if (this.#calls.closed) throw this.#calls.closedError();
   }
 }
 
