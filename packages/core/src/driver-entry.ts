@@ -19,6 +19,24 @@ export {
   type UnknownOptionRules,
   unknownOptionError,
 } from './adapters';
+export {
+  decodeQueueName,
+  defineUrlGrammar,
+  ENVIRONMENT_VARIABLE_NAME_RULE,
+  type EnvironmentVariableSource,
+  encodeQueueName,
+  isEnvironmentVariableName,
+  type NameRule,
+  type OptionKind,
+  type OptionValues,
+  type ReadUrl,
+  readEnv,
+  type TextRule,
+  type UrlGrammar,
+  type UrlGrammarSpec,
+  urlOption,
+  type WholeNumberBounds,
+} from './adapters/url';
 export * from './capabilities';
 export { type Clock, systemClock } from './clock';
 export { BRIDGE_ATTRIBUTE, BRIDGE_RESERVED_BYTES } from './delay-bridge';

@@ -115,10 +115,13 @@ describe('parseInfraiUrl', () => {
   });
 
   it('refuses a keyEnv that is not an environment variable’s name', () => {
-    for (const value of ['', '1ABC', 'MY-KEY', 'a b', 'KEY=1']) {
+    // Lower case too: one rule for every adapter, `redactUrl` and the CLI (upper case, POSIX).
+    for (const value of ['', '1ABC', 'MY-KEY', 'a b', 'KEY=1', 'orders_key', 'ifr_pk_x']) {
       const error = refused(`infrai://h/orders?keyEnv=${encodeURIComponent(value)}`);
       expect(error.details).toEqual({ field: 'keyEnv' });
-      expect(error.message).toBe("infrai:// keyEnv= takes an environment variable's name");
+      expect(error.message).toBe(
+        "infrai:// option keyEnv is invalid: expected an environment variable's name (upper-case letters, digits and _, not starting with a digit)",
+      );
     }
   });
 

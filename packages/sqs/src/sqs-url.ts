@@ -1,5 +1,7 @@
-import { QueueError, unknownOptionError } from '@queueport/core/driver';
+import { defineUrlGrammar, QueueError, urlOption } from '@queueport/core/driver';
+import { MAX_TIMEOUT_MS } from './call-bounds';
 import type { SqsDriverOptions } from './sqs-options';
+import { SQS_NATIVE_MAX_DELAY_SECONDS } from './sqs-options';
 
 type UrlDriverOptions = Pick<
   SqsDriverOptions,
@@ -23,24 +25,39 @@ const AWS_HOST = /^sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
 const ACCOUNT = /^[0-9]{12}$/;
 /** SQS queue names: 1-80 letters, digits, `-` and `_`, a FIFO one's `.fifo` among the 80. */
 const QUEUE_NAME = /^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)$/;
-const NUMBER_OPTIONS = ['nativeMaxDelaySeconds', 'maxBodyBytes', 'timeoutMs'] as const;
-const OPTIONS = ['endpoint', 'defaultGroupId', ...NUMBER_OPTIONS];
 
 /**
  * `sqs://eu-west-1/orders.fifo?defaultGroupId=tenant`: the region as the host, the queue's name
  * as the path (`/<account>/<name>` for another account's queue), the driver's options as the
  * query. A queue URL works too, with its scheme swapped: `sqs://sqs.eu-west-1.amazonaws.com/
  * 123456789012/orders`. `endpoint=` points at a local server. Credentials never come from the
- * URL (the SDK's chain finds them), so a URL can be logged; unknown options are refused by name.
+ * URL (the SDK's chain finds them), so a URL can be logged. The adapter's `urls`.
  */
+export const sqsUrls = defineUrlGrammar({
+  scheme: 'sqs',
+  queueName: 'path',
+  example: 'sqs://region/name or sqs://region/<12-digit account>/name',
+  scope: { accepts: (segment) => ACCOUNT.test(segment) },
+  queueNameRule: {
+    accepts: (name) => QUEUE_NAME.test(name),
+    refusal: 'an SQS queue name is 1-80 letters, digits, "-" or "_", with ".fifo" at the end of a FIFO queue',
+  },
+  credentials: 'the AWS SDK reads them from the environment or your profile',
+  options: {
+    endpoint: urlOption.custom({
+      expected: 'an http(s) URL without credentials, query or fragment',
+      parse: localEndpoint,
+    }),
+    defaultGroupId: urlOption.string(),
+    nativeMaxDelaySeconds: urlOption.seconds({ min: 1, max: SQS_NATIVE_MAX_DELAY_SECONDS }),
+    maxBodyBytes: urlOption.integer({ min: 1 }),
+    timeoutMs: urlOption.milliseconds({ min: 1, max: MAX_TIMEOUT_MS }),
+  },
+});
+
+/** An sqs:// URL as the SDK's client and the driver take it. */
 export function parseSqsUrl(url: URL): ParsedSqsUrl {
-  if (url.username || url.password) {
-    throw new QueueError(
-      'INVALID_ARGUMENT',
-      'sqs:// URLs carry no credentials: the AWS SDK reads them from the environment or your profile',
-      { details: { field: url.password ? 'password' : 'username' } },
-    );
-  }
+  const { queueName, scope, options } = sqsUrls.read(url);
   if (url.port) {
     throw new QueueError(
       'INVALID_ARGUMENT',
@@ -58,90 +75,29 @@ export function parseSqsUrl(url: URL): ParsedSqsUrl {
       { details: { field: 'region' } },
     );
   }
-  const segments = url.pathname.split('/').filter(Boolean).map(decodeSegment);
-  if (segments.length > 2 || (segments.length === 2 && !ACCOUNT.test(segments[0]!))) {
-    throw new QueueError(
-      'INVALID_ARGUMENT',
-      'an sqs:// URL names one queue: sqs://region/name or sqs://region/<12-digit account>/name',
-      { details: { field: 'queueName' } },
-    );
-  }
-  const queueName = segments.at(-1) ?? '';
-  if (queueName !== '' && !QUEUE_NAME.test(queueName)) {
-    throw new QueueError(
-      'INVALID_ARGUMENT',
-      'an SQS queue name is 1-80 letters, digits, "-" or "_", with ".fifo" at the end of a FIFO queue',
-      { details: { field: 'queueName' } },
-    );
-  }
-  let endpoint: string | undefined;
-  const options: UrlDriverOptions = {};
-  for (const [key, value] of url.searchParams) {
-    if (key === 'endpoint') endpoint = checkEndpoint(value);
-    else if (key === 'defaultGroupId') options.defaultGroupId = value;
-    else if ((NUMBER_OPTIONS as readonly string[]).includes(key)) {
-      options[key as (typeof NUMBER_OPTIONS)[number]] = integer(key, value);
-    } else {
-      throw unknownOption(key);
-    }
-  }
-  return { region, endpoint, accountId: segments.length === 2 ? segments[0] : undefined, queueName, options };
+  const { endpoint, ...driverOptions } = options;
+  const given = Object.fromEntries(Object.entries(driverOptions).filter(([, value]) => value !== undefined));
+  return { region, endpoint, accountId: scope, queueName, options: given as UrlDriverOptions };
 }
 
 /** The URL of a queue beside the provider's, with the same region, endpoint and options. */
 export function queueUrl(provider: URL, queueName: string, accountId?: string): string {
-  const url = new URL(provider.href);
-  url.pathname = accountId ? `/${accountId}/${queueName}` : `/${queueName}`;
-  return url.href;
+  return sqsUrls.queueUrl(provider, queueName, accountId);
 }
 
-function checkEndpoint(value: string): string {
+/** A local server's origin and any path prefix (a proxy's), without a trailing slash. */
+function localEndpoint(value: string): string | undefined {
   let endpoint: URL;
   try {
     endpoint = new URL(value);
   } catch {
-    throw new QueueError('INVALID_ARGUMENT', 'sqs:// endpoint= must be an http(s) URL', {
-      details: { field: 'endpoint' },
-    });
+    return undefined;
   }
-  if (
-    !/^https?:$/.test(endpoint.protocol) ||
-    endpoint.username ||
-    endpoint.password ||
-    endpoint.search ||
-    endpoint.hash
-  ) {
-    throw new QueueError(
-      'INVALID_ARGUMENT',
-      'sqs:// endpoint= must be an http(s) URL without credentials, query or fragment',
-      { details: { field: 'endpoint' } },
-    );
-  }
-  // A path prefix (a proxy's) is kept; only a trailing slash goes.
-  return `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}`;
-}
-
-/** Names the option only as a near miss of a real one: any other name may be a pasted secret. */
-function unknownOption(key: string): QueueError {
-  return unknownOptionError('sqs', key, OPTIONS);
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new QueueError('INVALID_ARGUMENT', 'an sqs:// queue name has a malformed %-escape', {
-      details: { field: 'queueName' },
-    });
-  }
-}
-
-function integer(key: string, value: string): number {
-  const n = Number(value);
-  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) {
-    throw new QueueError('INVALID_ARGUMENT', `sqs:// option ${key} is invalid: expected a whole number`, {
-      details: { field: key },
-    });
-  }
-  return n;
+  const plain =
+    /^https?:$/.test(endpoint.protocol) &&
+    !endpoint.username &&
+    !endpoint.password &&
+    !endpoint.search &&
+    !endpoint.hash;
+  return plain ? `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}` : undefined;
 }

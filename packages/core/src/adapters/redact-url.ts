@@ -1,4 +1,5 @@
 import { redactSecrets } from '../errors';
+import { isEnvironmentVariableName } from './url/env-name';
 
 const SECRET_PARAMETER = /(key|secret|token|password|credential|signature|auth)/i;
 
@@ -42,9 +43,10 @@ export function redactUrl(url: string | URL): string {
 
 /**
  * `passwordEnv=REDIS_PASSWORD`, `keyEnv=INFRAI_API_KEY`: the name of the variable that holds
- * the secret, which is what a person needs to see. Kept only when it reads as a conventional
- * variable name (upper case), so a secret pasted in by mistake is still masked.
+ * the secret, which is what a person needs to see. Kept only when it is a name by the one rule
+ * the adapters read it by, so a secret pasted in by mistake is still masked and what is shown
+ * is what was read.
  */
 function namesVariable(parameter: string, value: string): boolean {
-  return /Env$/.test(parameter) && /^[A-Z][A-Z0-9_]{0,63}$/.test(value);
+  return /Env$/.test(parameter) && isEnvironmentVariableName(value);
 }
