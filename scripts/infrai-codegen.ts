@@ -368,6 +368,13 @@ export async function generateQueueTypes(snapshot: DiscoverySnapshot): Promise<s
         return `  ${JSON.stringify(id)}: { request: ${name}Request; response: ${name}Response };`;
       }),
       '}',
+      '',
+      '/** A capability the snapshot holds, by discovery id: what `InfraiHttp.call` takes. */',
+      'export type QueueCapabilityId = keyof QueueCapabilityTypes;',
+      '/** What a capability is called with: the body, or for GET and DELETE the path and query parameters. */',
+      "export type RequestOf<K extends QueueCapabilityId> = QueueCapabilityTypes[K]['request'];",
+      "/** What a capability answers: the envelope's `data`. */",
+      "export type ResponseOf<K extends QueueCapabilityId> = QueueCapabilityTypes[K]['response'];",
     ].join('\n'),
   );
   return biomeFormat(`${blocks.map((b) => b.trim()).join('\n\n')}\n`);

@@ -7,7 +7,7 @@ import {
   type QueueAdmin,
   QueueError,
 } from '@queueport/core/driver';
-import type { QueueDlqListResponse, QueueListResponse } from './generated/queue-types';
+import type { QueueCreateRequest } from './generated/queue-types';
 import { unwrapPayload } from './message-payload';
 import type { InfraiHttp } from './wire/infrai-http';
 
@@ -30,7 +30,7 @@ const MAX_NAME_WITH_DEAD_LETTERS = 80 - DEAD_LETTER_SUFFIX.length;
  */
 export function infraiAdmin({ http, urlOf, locate }: InfraiAdminOptions): QueueAdmin {
   const queueOf = async (name: string) => {
-    const listed = await http.call<QueueListResponse>('queue.list', {});
+    const listed = await http.call('queue.list', {});
     const queue = listed.queues.find((q) => q.name === name);
     if (!queue) throw new QueueError('NOT_FOUND', `infrai: no queue named ${name}`);
     return queue;
@@ -39,9 +39,13 @@ export function infraiAdmin({ http, urlOf, locate }: InfraiAdminOptions): QueueA
     async createQueue(request: CreateQueueRequest): Promise<string> {
       const settings = request.settings ?? {};
       checkAdminSettings(settings, SETTINGS, 'infrai');
-      const shared = {
+      // The settings' values are the caller's, of any type: Infrai's schema checks them below,
+      // by field, before any call.
+      const shared: Pick<QueueCreateRequest, 'type' | 'message_retention_days'> = {
         ...(settings.fifo === true ? { type: 'fifo' } : {}),
-        ...(settings.retentionDays !== undefined ? { message_retention_days: settings.retentionDays } : {}),
+        ...(settings.retentionDays !== undefined
+          ? { message_retention_days: settings.retentionDays as number }
+          : {}),
       };
       // Every queue gets dead letters: the request's redrive, else core's default, the same on
       // every provider, so a queue made without one never redelivers forever.
@@ -59,22 +63,24 @@ export function infraiAdmin({ http, urlOf, locate }: InfraiAdminOptions): QueueA
         );
       }
       const deadLetter = `${request.name}${DEAD_LETTER_SUFFIX}`;
-      const main = {
+      const main: Omit<QueueCreateRequest, 'idempotency_key'> = {
         name: request.name,
         ...shared,
         // Infrai dead-letters after max_retries + 1 deliveries.
         dead_letter_queue: deadLetter,
         max_retries: redriveAfterReceives - 1,
         ...(settings.visibilityTimeoutSeconds !== undefined
-          ? { visibility_timeout_default: settings.visibilityTimeoutSeconds }
+          ? { visibility_timeout_default: settings.visibilityTimeoutSeconds as number }
           : {}),
-        ...(settings.enablePriority !== undefined ? { enable_priority: settings.enablePriority } : {}),
+        ...(settings.enablePriority !== undefined
+          ? { enable_priority: settings.enablePriority as boolean }
+          : {}),
       };
       // What Infrai's schema forbids (a name, a redrive past its max_retries) is refused here,
       // by field, before any call.
       http.validator.checkRequest('queue.create', { ...main, idempotency_key: 'checked-here' });
       // Refused before anything is made, so a failed create never leaves a stray dead-letter queue.
-      const taken = new Set((await http.call<QueueListResponse>('queue.list', {})).queues.map((q) => q.name));
+      const taken = new Set((await http.call('queue.list', {})).queues.map((q) => q.name));
       for (const name of [request.name, deadLetter]) {
         if (taken.has(name)) {
           throw new QueueError('INVALID_ARGUMENT', `infrai: a queue named ${name} exists already`, {
@@ -116,7 +122,7 @@ export function infraiAdmin({ http, urlOf, locate }: InfraiAdminOptions): QueueA
 
     async listDeadLetters(url: string, { limit }: { limit: number }): Promise<DeadLetterRecord[]> {
       if (!(limit >= 1)) return [];
-      const answer = await http.call<QueueDlqListResponse>('queue.dlq.list', {
+      const answer = await http.call('queue.dlq.list', {
         queue: locate(url),
         max_messages: Math.max(1, Math.min(limit, 100)),
       });
@@ -137,7 +143,7 @@ export function infraiAdmin({ http, urlOf, locate }: InfraiAdminOptions): QueueA
 
     async redriveDeadLetters(url: string, { limit }: { limit: number }): Promise<number> {
       if (!(limit >= 1)) return 0;
-      const answer = await http.call<{ redriven: number }>('queue.dlq.redrive', {
+      const answer = await http.call('queue.dlq.redrive', {
         queue: locate(url),
         max_messages: Math.max(1, Math.min(limit, 1000)),
       });

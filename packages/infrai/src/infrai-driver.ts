@@ -13,13 +13,7 @@ import {
   type SettleOutcome,
 } from '@queueport/core/driver';
 import { type DiscoverySnapshot, QUEUE_CAPABILITIES, SNAPSHOT } from './discovery/discovery-format';
-import type {
-  QueueAckResponse,
-  QueueConsumeResponse,
-  QueueListResponse,
-  QueueNackResponse,
-  QueuePublishBatchResponse,
-} from './generated/queue-types';
+import type { QueuePublishBatchResponse } from './generated/queue-types';
 import {
   type ContractLimits,
   checkDedupeWindow,
@@ -52,7 +46,6 @@ export class InfraiDriver implements Driver {
   readonly callTimeoutMs: number;
   readonly #http: InfraiHttp;
   readonly #queue: string;
-  #closed = false;
 
   /** Checks the key, the region and that the queue exists, and reads its settings. */
   static async open(options: InfraiDriverOptions): Promise<InfraiDriver> {
@@ -76,7 +69,7 @@ export class InfraiDriver implements Driver {
     });
     // A name Infrai's schema forbids is refused here, by field, before any call.
     http.validator.checkRequest('queue.delete', { queue: options.queue });
-    const listed = await http.call<QueueListResponse>('queue.list', {});
+    const listed = await http.call('queue.list', {});
     const facts = queueFactsOf(listed, options.queue);
     if (!facts) throw new QueueError('NOT_FOUND', `${name}: Infrai has no queue named ${options.queue}`);
     return new InfraiDriver(
@@ -105,7 +98,6 @@ export class InfraiDriver implements Driver {
   }
 
   async publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]> {
-    this.#assertOpen();
     const outcomes = new Array<PublishOutcome>(messages.length);
     const sent: number[] = [];
     const payloads: string[] = [];
@@ -138,7 +130,7 @@ export class InfraiDriver implements Driver {
         ...(message.delaySeconds > 0 ? { delay_seconds: message.delaySeconds } : {}),
       };
     });
-    const answer = await this.#http.call<QueuePublishBatchResponse>(
+    const answer = await this.#http.call(
       'queue.publish_batch',
       { queue: this.#queue, messages: entries },
       { raw: { field: 'messages', json: batchText(entries, payloads) } },
@@ -152,7 +144,7 @@ export class InfraiDriver implements Driver {
       } else if (result?.ok !== true && result?.error?.code === 'IDEMPOTENCY_CONFLICT') {
         // The key was used for another request within the window: a repeat Infrai absorbed. Its
         // answer names no message, so the key it was absorbed under stands in for the id.
-        outcomes[index] = { ok: true, messageId: entries[i]!.idempotency_key, duplicate: true };
+        outcomes[index] = { ok: true, messageId: entries[i]!.idempotency_key };
       } else {
         outcomes[index] = { ok: false, error: entryError(result?.error, this.#http, this.name) };
       }
@@ -165,8 +157,7 @@ export class InfraiDriver implements Driver {
    * Queue caps an explicit wait to that, so the driver answers at once whatever it is asked.
    */
   async receive(request: ReceiveRequest): Promise<DriverMessage[]> {
-    this.#assertOpen();
-    const answer = await this.#http.call<QueueConsumeResponse>(
+    const answer = await this.#http.call(
       'queue.consume',
       {
         queue: this.#queue,
@@ -194,9 +185,8 @@ export class InfraiDriver implements Driver {
   }
 
   ack(receipts: readonly string[]): Promise<SettleOutcome[]> {
-    this.#assertOpen();
     return settleEach(receipts, async (receipt) => {
-      const answer = await this.#http.call<QueueAckResponse>('queue.ack', {
+      const answer = await this.#http.call('queue.ack', {
         queue: this.#queue,
         receipt_handle: receipt,
       });
@@ -205,9 +195,8 @@ export class InfraiDriver implements Driver {
   }
 
   release(entries: readonly ReleaseEntry[]): Promise<SettleOutcome[]> {
-    this.#assertOpen();
     return settleEach(entries, async (entry) => {
-      const answer = await this.#http.call<QueueNackResponse>('queue.nack', {
+      const answer = await this.#http.call('queue.nack', {
         queue: this.#queue,
         receipt_handle: entry.receipt,
         ...(entry.delaySeconds > 0 ? { delay_seconds: entry.delaySeconds } : {}),
@@ -216,13 +205,8 @@ export class InfraiDriver implements Driver {
     });
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-  }
-
-  #assertOpen(): void {
-    if (this.#closed) throw new QueueError('CLOSED', `${this.name} is closed`);
-  }
+  /** Holds no connection of its own (undici's pool is shared) and nothing to flush. */
+  async close(): Promise<void> {}
 }
 
 /**

@@ -1,4 +1,4 @@
-import { MAX_BODY_BYTES, Queue, QueueError } from '@queueport/core';
+import { MAX_BODY_BYTES, Queue, type QueueError } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyInfraiFailure, type InfraiCall, InfraiDriver, idempotencyKey } from '../src';
@@ -186,7 +186,7 @@ describe('event ids and idempotency keys', () => {
   it('the same event published to two queues reaches both (the idempotency key is the queue’s and the event’s)', async () => {
     // Infrai's idempotency keys are not scoped by queue (the simulator: per API key and
     // capability). The second queue's publish carries the same key with another request, Infrai
-    // answers IDEMPOTENCY_CONFLICT, and the driver reports that as an absorbed duplicate: the
+    // answers IDEMPOTENCY_CONFLICT, and the driver reports that as absorbed (a success): the
     // message is never enqueued in the second queue, and the Queue says the publish succeeded.
     const f = await started();
     await f.admin.createQueue({ name: 'orders' });
@@ -302,14 +302,14 @@ describe('the wire', () => {
     expect(delivery!.attributes).toEqual({ z: 'last', a: 'first "quoted"' });
   });
 
-  it('a closed driver refuses every call with CLOSED', async () => {
-    const { driver } = await withOrders();
-    await driver.close();
-    await expect(driver.publish([])).rejects.toMatchObject({ code: 'CLOSED' });
-    await expect(driver.receive({ maxMessages: 1, leaseSeconds: 1, waitSeconds: 0 })).rejects.toMatchObject({
-      code: 'CLOSED',
-    });
-    expect(() => driver.ack(['r'])).toThrow(QueueError);
+  it('after close, the Queue refuses every call with CLOSED and none reaches Infrai (the driver keeps no flag)', async () => {
+    const { f, driver } = await withOrders();
+    const queue = new Queue(driver);
+    await queue.close();
+    const before = httpCalls(f).length;
+    await expect(queue.publish(event())).rejects.toMatchObject({ code: 'CLOSED' });
+    await expect(queue.receive()).rejects.toMatchObject({ code: 'CLOSED' });
+    expect(httpCalls(f)).toHaveLength(before);
   });
 
   it('a queue deleted under an open driver: NOT_FOUND, not retried', async () => {

@@ -259,3 +259,10 @@ export interface QueueCapabilityTypes {
   'queue.publish': { request: QueuePublishRequest; response: QueuePublishResponse };
   'queue.publish_batch': { request: QueuePublishBatchRequest; response: QueuePublishBatchResponse };
 }
+
+/** A capability the snapshot holds, by discovery id: what `InfraiHttp.call` takes. */
+export type QueueCapabilityId = keyof QueueCapabilityTypes;
+/** What a capability is called with: the body, or for GET and DELETE the path and query parameters. */
+export type RequestOf<K extends QueueCapabilityId> = QueueCapabilityTypes[K]['request'];
+/** What a capability answers: the envelope's `data`. */
+export type ResponseOf<K extends QueueCapabilityId> = QueueCapabilityTypes[K]['response'];

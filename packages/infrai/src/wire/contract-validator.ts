@@ -1,6 +1,7 @@
 import { createAjv, QueueError, redactSecrets } from '@queueport/core/driver';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { DiscoverySnapshot } from '../discovery/discovery-format';
+import type { QueueCapabilityId, RequestOf } from '../generated/queue-types';
 
 interface Compiled {
   request: ValidateFunction;
@@ -33,7 +34,7 @@ export class ContractValidator {
     this.#ajv = createAjv({ schemas: 'foreign' });
   }
 
-  checkRequest(capability: string, params: unknown): void {
+  checkRequest<K extends QueueCapabilityId>(capability: K, params: RequestOf<K>): void {
     const validate = this.#of(capability).request;
     if (!validate(params)) {
       const problems = describe(validate.errors);

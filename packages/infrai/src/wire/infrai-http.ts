@@ -2,6 +2,7 @@ import { normalizeError, QueueError } from '@queueport/core/driver';
 import canonicalize from 'canonicalize';
 import { type Dispatcher, request } from 'undici';
 import type { CapabilityContract, DiscoverySnapshot } from '../discovery/discovery-format';
+import type { QueueCapabilityId, RequestOf, ResponseOf } from '../generated/queue-types';
 import { classifyInfraiFailure } from './classify-response';
 import { ContractValidator } from './contract-validator';
 import { DEADLINE_PASSED, DeadlineWheel } from './deadline-wheel';
@@ -29,14 +30,14 @@ export interface InfraiCall {
   durationMs: number;
 }
 
-export interface CallOptions {
+export interface CallOptions<K extends QueueCapabilityId = QueueCapabilityId> {
   signal?: AbortSignal;
   /**
    * Text sent in place of `params[field]`, already canonical JSON, so a message's envelope is
    * never parsed and re-encoded on the way out. `params[field]` is what gets validated: the same
    * structure with `{}` standing in for each envelope's payload.
    */
-  raw?: { field: string; json: string };
+  raw?: { field: keyof RequestOf<K> & string; json: string };
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -78,10 +79,24 @@ export class InfraiHttp {
     return contract;
   }
 
-  /** Calls one capability and returns the envelope's `data`, checked against the snapshot. */
-  async call<T>(capability: string, params: Record<string, unknown>, options: CallOptions = {}): Promise<T> {
+  /**
+   * Calls one capability and returns the envelope's `data`, checked against the snapshot. Typed
+   * by the types generated from that snapshot: a field discovery does not list is a compile
+   * error here, and the same mismatch a local INVALID_ARGUMENT at run time.
+   */
+  async call<K extends QueueCapabilityId>(
+    capability: K,
+    params: RequestOf<K>,
+    options: CallOptions<K> = {},
+  ): Promise<ResponseOf<K>> {
     const contract = this.contract(capability);
     const raw = options.raw;
+    if (raw && !Object.hasOwn(params, raw.field)) {
+      throw new QueueError(
+        'INTERNAL',
+        `infrai ${capability}: the spliced field ${raw.field} is not in the request`,
+      );
+    }
     // Checked as given: a spliced field's objects stand in (as `{}`) for the text sent instead.
     this.validator.checkRequest(capability, params);
     const { path, rest } = fillPath(contract.path, params);
@@ -143,7 +158,7 @@ export class InfraiHttp {
         );
       }
       this.validator.checkResponse(capability, envelope.data, requestId, this.secrets);
-      return envelope.data as T;
+      return envelope.data as ResponseOf<K>;
     } catch (error) {
       if (error instanceof QueueError) throw error;
       if (isTimeout(error)) {
@@ -168,11 +183,8 @@ function encode(value: Record<string, unknown>, raw: string | undefined): string
 }
 
 /** `{queue}` in a path from the parameters; what is left is the body or the query. */
-function fillPath(
-  template: string,
-  params: Record<string, unknown>,
-): { path: string; rest: Record<string, unknown> } {
-  const rest = { ...params };
+function fillPath(template: string, params: object): { path: string; rest: Record<string, unknown> } {
+  const rest: Record<string, unknown> = { ...params };
   const path = template.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
     const value = rest[name];
     delete rest[name];

@@ -15,8 +15,8 @@ const ENVELOPE_BYTES = 4 * 1024 * 1024;
  * (`max_messages`, else its schema's maximum) gets room for that many; anything past it is not
  * an answer the contract allows, and reading it would let a server fill the process's memory.
  */
-export function maxResponseBytes(contract: CapabilityContract, params: Record<string, unknown>): number {
-  const asked = params.max_messages;
+export function maxResponseBytes(contract: CapabilityContract, params: object): number {
+  const asked = (params as { max_messages?: unknown }).max_messages;
   const schemaMax = (contract.request as { properties?: { max_messages?: { maximum?: unknown } } })
     ?.properties?.max_messages?.maximum;
   const count =
