@@ -1,10 +1,13 @@
 import {
   type AdapterDefinition,
+  type AdapterUrls,
   defineAdapter,
   guardedAdmin,
   normalizeError,
   type OpenContext,
   QueueError,
+  queueLocator,
+  requireQueueName,
 } from '@queueport/core/driver';
 import type { Redis } from 'ioredis';
 import { bullmqAdmin } from './bullmq-admin';
@@ -39,17 +42,15 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
     scheme: 'bullmq',
     packageName: '@queueport/bullmq',
     virtualClock: false,
+    peers: BULLMQ_PEERS,
+    urls: bullmqUrlRules,
+    endpoint: (url) =>
+      url.hostname
+        ? { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379) }
+        : undefined,
     async open(url, context) {
       const parsed = parse(url, context);
-      if (!parsed.queueName) {
-        throw new QueueError(
-          'INVALID_ARGUMENT',
-          'a bullmq:// URL names its queue: bullmq://127.0.0.1:6379/orders',
-          {
-            details: { field: 'queueName' },
-          },
-        );
-      }
+      requireQueueName('bullmq', parsed.queueName, 'bullmq://127.0.0.1:6379/orders');
       const { connection, owns, ready } = connect(parsed);
       connection.on('error', () => {});
       const secrets = parsed.redis.password ? [parsed.redis.password] : [];
@@ -79,6 +80,13 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
       const { connection, owns, ready } = connect(provider);
       connection.on('error', () => {});
       const prefix = provider.options.prefix ?? 'bull';
+      const locate = queueLocator({
+        scheme: 'bullmq',
+        parse: (queue) => parse(queue, context),
+        provider,
+        sameProvider: sameRedis,
+        providerNoun: 'Redis',
+      });
       return guardedAdmin(
         bullmqAdmin(
           connection,
@@ -87,12 +95,7 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
             ready,
             urlOf: (queueName) => queueUrl(url, queueName),
             locate(queue) {
-              const parsed = parse(new URL(queue), context);
-              if (!parsed.queueName || !sameRedis(parsed, provider)) {
-                throw new QueueError('INVALID_ARGUMENT', "that URL names no queue on this admin's Redis", {
-                  details: { field: 'url' },
-                });
-              }
+              const parsed = locate(queue);
               return { queueName: parsed.queueName, prefix: parsed.options.prefix ?? 'bull' };
             },
           },
@@ -105,6 +108,35 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
     },
   });
 }
+
+/** What a user installs beside @queueport/bullmq. */
+const BULLMQ_PEERS = ['bullmq', 'ioredis'] as const;
+
+/**
+ * A parse that must not fail on a variable that is not set: whether the variables a URL names
+ * are set is checked apart, by the commands that use them.
+ */
+const EVERY_VARIABLE_SET: Readonly<Record<string, string>> = new Proxy(
+  {},
+  { get: (_target, key) => (typeof key === 'string' ? 'set' : undefined) },
+);
+
+/** How bullmq:// URLs read, connecting to nothing. */
+const bullmqUrlRules: AdapterUrls = {
+  check: (url) => {
+    parseBullmqUrl(url, EVERY_VARIABLE_SET);
+  },
+  envNames: (url) => {
+    const named = url.searchParams.get('passwordEnv');
+    return named ? [named] : [];
+  },
+  providerUrl: (queue) => {
+    const url = new URL(queue.href);
+    url.pathname = '';
+    return url.href;
+  },
+  queueUrl: (provider, queueName) => queueUrl(provider, queueName),
+};
 
 /** The redrive count the admin stored with the queue; Redis's answer is checked like any input. */
 async function storedRedrive(connection: Redis, parsed: ParsedBullmqUrl): Promise<number | undefined> {

@@ -30,6 +30,11 @@ export interface CommandContext {
   config(): Promise<LoadedConfig>;
   /** Opens a provider by its configured name; a UsageError naming the known ones otherwise. */
   openProvider(name: string): Promise<OpenedProvider>;
+  /**
+   * The adapter that serves a configured provider, loaded but not opened (for its preflight,
+   * which runs whether or not the provider opens). Absent: only an opened provider's is known.
+   */
+  adapterFor?(name: string): Promise<AdapterDefinition>;
   openLedger(): Promise<Ledger>;
   /**
    * A line of progress for people (stderr; live on a terminal, plain lines otherwise; silent

@@ -71,11 +71,11 @@ export function createCommandContext(io: CliIo, options: CommandContextOptions =
   const config = (): Promise<LoadedConfig> => {
     loading ??= (async () => {
       const loaded =
-        options.loaded ??
+        (options.loaded && withProgramAdapters(options.loaded, options.adapters)) ??
         (await loadConfig({
           cwd: io.cwd,
           configPath: options.configPath,
-          extraSchemes: (options.adapters ?? []).map((adapter) => adapter.scheme),
+          ...(options.adapters ? { adapters: options.adapters } : {}),
         }));
       redactor.addConfig(loaded, io.env);
       return loaded;
@@ -84,6 +84,17 @@ export function createCommandContext(io: CliIo, options: CommandContextOptions =
   };
 
   const env = async () => configEnv(io, await config());
+
+  /** A program's own adapters first, then the configuration's (`adapters`), then the built-in ones. */
+  const adapters = async (): Promise<AdapterDefinition[]> => {
+    const loaded = await config();
+    return [...new Set([...(options.adapters ?? []), ...(loaded.adapters ?? [])])];
+  };
+
+  const adapterFor = async (name: string): Promise<AdapterDefinition> => {
+    const url = await providerUrl(name);
+    return loadAdapter(new URL(url).protocol.replace(/:$/, ''), await adapters());
+  };
 
   const providerUrl = async (name: string): Promise<string> => {
     const { config: configured } = await config();
@@ -118,13 +129,14 @@ export function createCommandContext(io: CliIo, options: CommandContextOptions =
     config,
     env,
     providerUrl,
+    adapterFor,
     async openProvider(name) {
       const url = await providerUrl(name);
       const providerEnv = await env();
       const what = `provider ${name} (${redactUrl(url)})`;
       return pending(`${what}, still opening`, async () => {
         try {
-          const definition = await loadAdapter(new URL(url).protocol.replace(/:$/, ''), options.adapters);
+          const definition = await adapterFor(name);
           return track(what, await openProvider(name, url, definition, providerEnv, io, redactor));
         } catch (error) {
           // A provider that cannot be opened is the provider's failure, for the command to report.
@@ -200,7 +212,9 @@ async function openProvider(
   const driver = await definition.open(new URL(url), { env });
   let admin: QueueAdmin | null = null;
   try {
-    admin = definition.admin ? await definition.admin(new URL(providerUrlOf(url)), { env }) : null;
+    admin = definition.admin
+      ? await definition.admin(new URL(providerUrlOf(url, definition)), { env })
+      : null;
   } catch (error) {
     await driver.close().catch(() => undefined);
     throw error;
@@ -229,6 +243,23 @@ async function openProvider(
         await admin?.close();
       }
     },
+  };
+}
+
+/**
+ * A configuration a program built, with the program's own adapters among its `adapters`: the
+ * checks before a command (the variables a URL reads) then follow their URL rules too.
+ */
+function withProgramAdapters(
+  loaded: LoadedConfig,
+  adapters: readonly AdapterDefinition[] | undefined,
+): LoadedConfig {
+  if (!adapters || adapters.length === 0) return loaded;
+  const all = [...new Set([...adapters, ...(loaded.adapters ?? [])])];
+  return {
+    ...loaded,
+    adapters: all,
+    ownSchemes: [...new Set([...(loaded.ownSchemes ?? []), ...all.map((a) => a.scheme)])],
   };
 }
 

@@ -1,4 +1,10 @@
 import type { Command } from './command-context';
+import { BUILT_IN_ADAPTERS } from './providers/built-in-adapters';
+
+/** The providers the embedded defaults run in this process, named from the built-in list. */
+const EMBEDDED = BUILT_IN_ADAPTERS.filter((adapter) => adapter.embedded)
+  .map((adapter) => `${adapter.scheme}://`)
+  .join(' and ');
 
 export const TOP_USAGE = 'usage: queueport <command> [options]   (queueport <command> --help for its own)';
 
@@ -15,8 +21,8 @@ ${commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}
 
 Options (before or after the command):
   --config <file>  the configuration (default: queueport.config.json, .mjs or .ts in the working
-                   directory; with none, embedded defaults: the memory driver and an in-process
-                   Infrai simulator, a SQLite ledger in a temp folder, a loopback receiver)
+                   directory; with none, embedded defaults: in-process providers (${EMBEDDED}),
+                   a SQLite ledger in a temp folder, a loopback receiver)
   --json           the report as JSON on stdout, and no progress
   --junit <file>   also write the report as JUnit XML to <file>, for CI
   --no-color       no colour (nor with NO_COLOR set); there is colour only on a terminal

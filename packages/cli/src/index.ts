@@ -17,7 +17,6 @@ export type {
 } from './config/config-types';
 export { defineConfig } from './config/define-config';
 export {
-  EMBEDDED_INFRAI_KEY_ENV,
   EMBEDDED_QUEUE,
   EMBEDDED_RECEIVER_SECRET_ENV,
   startEmbeddedDefaults,

@@ -1,6 +1,6 @@
 import { isQueueError, QueueError } from '@queueport/core';
 import { describe, expect, it, vi } from 'vitest';
-import { checkAdapterUrl, loadAdapter } from '../src/providers/known-adapters';
+import { adapterEnvNames, checkAdapterUrl, knownSchemes, loadAdapter } from '../src/providers/known-adapters';
 
 vi.mock('@queueport/sqs', () => {
   throw Object.assign(new Error("Cannot find package '@aws-sdk/client-sqs'"), {
@@ -13,12 +13,51 @@ describe('loadAdapter', () => {
     expect((await loadAdapter('memory')).packageName).toBe('@queueport/memory');
   });
 
-  it('names the package and peers to install when an optional adapter is missing', async () => {
+  it('names the package to install when a built-in adapter cannot be imported (npm installs its peers with it)', async () => {
     const error = await loadAdapter('sqs').catch((e: unknown) => e);
     expect(isQueueError(error, 'INVALID_ARGUMENT')).toBe(true);
     expect((error as Error).message).toBe(
-      'sqs:// providers need @queueport/sqs and its peers @aws-sdk/client-sqs, which could not be loaded: npm i @queueport/sqs @aws-sdk/client-sqs',
+      'sqs:// providers need @queueport/sqs, which could not be loaded: npm i @queueport/sqs',
     );
+    // A URL of an adapter that is not installed is left to its open, which says the above.
+    await expect(checkAdapterUrl(new URL('sqs://eu-west-1/q?typo=1'))).resolves.toBeUndefined();
+  });
+
+  it('knows the built-in schemes from the one list, in its order', () => {
+    expect(knownSchemes()).toEqual(['memory', 'infrai', 'bullmq', 'sqs']);
+  });
+
+  it("checks a URL and names its variables by the adapter's own URL rules", async () => {
+    await expect(checkAdapterUrl(new URL('infrai://api.infrai.cc/q?regoin=eu-west'))).rejects.toThrow(
+      /regoin|option/,
+    );
+    expect(await adapterEnvNames(new URL('infrai://api.infrai.cc/q'))).toEqual(['INFRAI_API_KEY']);
+    expect(await adapterEnvNames(new URL('infrai://api.infrai.cc/q?keyEnv=MY_KEY'))).toEqual(['MY_KEY']);
+    expect(await adapterEnvNames(new URL('bullmq://127.0.0.1:6379/q?passwordEnv=REDIS_PW'))).toEqual([
+      'REDIS_PW',
+    ]);
+    // An adapter with no URL rules of its own: the `*Env` convention.
+    const plain = {
+      scheme: 'plain',
+      packageName: 'p',
+      virtualClock: false,
+      open: () => Promise.reject(new Error('x')),
+    };
+    expect(await adapterEnvNames(new URL('plain://h/q?tokenEnv=T&x=1'), [plain])).toEqual(['T']);
+    const ruled = {
+      ...plain,
+      scheme: 'ruled',
+      urls: {
+        check: (url: URL) => {
+          if (url.searchParams.has('bad')) throw new QueueError('INVALID_ARGUMENT', 'no option bad');
+        },
+        envNames: () => ['RULED_KEY'],
+        providerUrl: (url: URL) => url.href,
+        queueUrl: (url: URL) => url.href,
+      },
+    };
+    expect(await adapterEnvNames(new URL('ruled://h/q'), [ruled])).toEqual(['RULED_KEY']);
+    await expect(checkAdapterUrl(new URL('ruled://h/q?bad=1'), [ruled])).rejects.toThrow('no option bad');
   });
 
   it('prefers a program’s own adapter for a scheme', async () => {

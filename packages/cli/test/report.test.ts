@@ -168,12 +168,23 @@ describe('command-line plumbing', () => {
     expect(parseGlobalFlags(['drill', '--help'], 'u')).toMatchObject({ help: false, commandHelp: true });
   });
 
-  it("takes a provider's URL without its queue, options kept", () => {
-    expect(providerUrlOf('memory://drill?maxReceives=3')).toBe('memory://?maxReceives=3');
-    expect(providerUrlOf('infrai://127.0.0.1:4010/drill?tls=false&keyEnv=K')).toBe(
+  it("takes a provider's URL without its queue by the adapter's own rules, options kept", async () => {
+    const [{ memoryAdapter }, { infraiAdapter }, { sqsAdapter }, { bullmqAdapter }] = await Promise.all([
+      import('@queueport/memory'),
+      import('@queueport/infrai'),
+      import('@queueport/sqs'),
+      import('@queueport/bullmq'),
+    ]);
+    // memory:// names its queue by the host: only its own rules know that.
+    expect(providerUrlOf('memory://drill?maxReceives=3', memoryAdapter)).toBe('memory://?maxReceives=3');
+    expect(providerUrlOf('infrai://127.0.0.1:4010/drill?tls=false&keyEnv=K', infraiAdapter)).toBe(
       'infrai://127.0.0.1:4010?tls=false&keyEnv=K',
     );
-    expect(providerUrlOf('sqs://eu-west-1/payments.fifo')).toBe('sqs://eu-west-1');
-    expect(providerUrlOf('bullmq://127.0.0.1:6379/payments?db=2')).toBe('bullmq://127.0.0.1:6379?db=2');
+    expect(providerUrlOf('sqs://eu-west-1/payments.fifo', sqsAdapter)).toBe('sqs://eu-west-1');
+    expect(providerUrlOf('bullmq://127.0.0.1:6379/payments?db=2', bullmqAdapter)).toBe(
+      'bullmq://127.0.0.1:6379?db=2',
+    );
+    // An adapter that declares no URL rules: the URL without its path.
+    expect(providerUrlOf('other://host/q?x=1')).toBe('other://host?x=1');
   });
 });

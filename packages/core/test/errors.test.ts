@@ -1,5 +1,11 @@
 import { ERROR_CODES, type ErrorCode, isQueueError, QueueError } from '@queueport/core';
-import { normalizeError, RETRYABLE_BY_DEFAULT, redactSecrets } from '@queueport/core/driver';
+import {
+  normalizeError,
+  RETRYABLE_BY_DEFAULT,
+  redactSecrets,
+  registeredSecretPatterns,
+  registerSecretPatterns,
+} from '@queueport/core/driver';
 import { describe, expect, it } from 'vitest';
 
 describe('QueueError', () => {
@@ -146,12 +152,6 @@ describe('redactSecrets', () => {
   it.each([
     ['a bearer token', 'Authorization: Bearer xyz', 'xyz'],
     ['a lower-case bearer token', 'bearer abc.def-ghi', 'abc.def-ghi'],
-    ['an Infrai project key', 'key ifr_pk_proj_abc123 rejected', 'ifr_pk_proj_abc123'],
-    [
-      'a webhook signing secret',
-      'secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw= is wrong',
-      'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw=',
-    ],
     ['an api_key query parameter', 'GET https://api.example/v1?api_key=sk_live_51H&x=1', 'sk_live_51H'],
     ['an api-key header', 'api-key: "k-123456"', 'k-123456'],
     ['a password field', '{"password":"hunter22"}', 'hunter22'],
@@ -179,5 +179,33 @@ describe('redactSecrets', () => {
   it('removes a known secret that contains replacement patterns literally', () => {
     const secret = 'a$&b$1c';
     expect(redactSecrets(`x ${secret} y`, [secret])).toBe('x [REDACTED] y');
+  });
+});
+
+describe('registerSecretPatterns', () => {
+  // A prefix no real package declares, so this file's registrations are its own.
+  const key = 'zzq_pk_proj_abc123';
+
+  it("masks a provider's key prefix only once a package registered it, everywhere after", () => {
+    expect(redactSecrets(`key ${key} rejected`)).toBe(`key ${key} rejected`);
+    registerSecretPatterns([/\bzzq_[A-Za-z0-9_]+/]);
+    expect(redactSecrets(`key ${key} rejected, and ${key} again`)).toBe(
+      'key [REDACTED] rejected, and [REDACTED] again',
+    );
+    // Errors built by any package go through the same masking.
+    const error = normalizeError(new Error(`upstream said ${key}`), 'driver');
+    expect(error.message).not.toContain(key);
+  });
+
+  it('keeps a pattern registered twice once, and hands out copies', () => {
+    registerSecretPatterns([/\bzzr_[a-z]+/i, /\bzzr_[a-z]+/i]);
+    const sources = registeredSecretPatterns().map((pattern) => pattern.source);
+    expect(sources.filter((source) => source === '\\bzzr_[a-z]+')).toHaveLength(1);
+    expect(redactSecrets('ZZR_abc and zzr_def')).toBe('[REDACTED] and [REDACTED]');
+  });
+
+  it('refuses a pattern that matches the empty string', () => {
+    expect(() => registerSecretPatterns([/x*/])).toThrow('matches the empty string');
+    expect(redactSecrets('xxx')).toBe('xxx');
   });
 });

@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../src';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { redactUrl, registerSecretPatterns } from '../src';
 
 describe('redactUrl', () => {
+  // What the Infrai adapter registers when it is loaded: core itself knows no provider's prefix.
+  beforeAll(() => registerSecretPatterns([/\bifr_[A-Za-z0-9_]+/]));
+
   it('masks a password and secret-looking query values', () => {
     const shown = redactUrl('bullmq://user:hunter2@redis:6379/q?token=abc123&apiKey=ifr_pk_x&prefix=bull');
     expect(shown).not.toContain('hunter2');

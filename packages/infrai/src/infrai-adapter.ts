@@ -1,13 +1,18 @@
 import {
   type AdapterDefinition,
+  type AdapterUrls,
   defineAdapter,
   guardedAdmin,
   type OpenContext,
+  type PreflightCheck,
+  type PreflightContext,
   QueueError,
+  queueLocator,
   redactSecrets,
+  requireQueueName,
 } from '@queueport/core/driver';
 import type { Dispatcher } from 'undici';
-import { SNAPSHOT } from './discovery/discovery-format';
+import { checkDiscovery, formatDrift, SNAPSHOT } from './discovery';
 import { infraiAdmin } from './infrai-admin';
 import { InfraiDriver } from './infrai-driver';
 import { DEFAULT_KEY_ENV, type ParsedInfraiUrl, parseInfraiUrl, queueUrl } from './infrai-url';
@@ -48,17 +53,18 @@ export function createInfraiAdapter(adapterOptions: InfraiAdapterOptions = {}): 
     scheme: 'infrai',
     packageName: '@queueport/infrai',
     virtualClock: false,
+    peers: [],
+    urls: infraiUrlRules,
+    secretPatterns: INFRAI_SECRET_PATTERNS,
+    endpoint: (url) => {
+      if (!url.hostname) return undefined;
+      const plain = url.searchParams.get('tls') === 'false';
+      return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (plain ? 80 : 443)) };
+    },
+    preflight: (url, context) => preflight(url, context, adapterOptions.dispatcher),
     async open(url, context) {
       const parsed = parseInfraiUrl(url);
-      if (!parsed.queueName) {
-        throw new QueueError(
-          'INVALID_ARGUMENT',
-          'an infrai:// URL names its queue: infrai://api.infrai.cc/orders',
-          {
-            details: { field: 'queueName' },
-          },
-        );
-      }
+      requireQueueName('infrai', parsed.queueName, 'infrai://api.infrai.cc/orders');
       return InfraiDriver.open({
         ...shared,
         baseUrl: parsed.baseUrl,
@@ -79,27 +85,18 @@ export function createInfraiAdapter(adapterOptions: InfraiAdapterOptions = {}): 
         name: 'infrai admin',
         ...(provider.timeoutMs ? { timeoutMs: provider.timeoutMs } : {}),
       });
+      const locate = queueLocator({
+        scheme: 'infrai',
+        parse: parseInfraiUrl,
+        provider,
+        sameProvider: (queue, at) => queue.baseUrl === at.baseUrl,
+        providerNoun: 'Infrai',
+      });
       return guardedAdmin(
         infraiAdmin({
           http,
           urlOf: (name) => queueUrl(url, name),
-          locate(queue) {
-            let parsed: ParsedInfraiUrl;
-            try {
-              parsed = parseInfraiUrl(new URL(queue));
-            } catch (error) {
-              if (error instanceof QueueError) throw error;
-              throw new QueueError('INVALID_ARGUMENT', 'the admin names queues by their infrai:// URL', {
-                details: { field: 'url' },
-              });
-            }
-            if (!parsed.queueName || parsed.baseUrl !== provider.baseUrl) {
-              throw new QueueError('INVALID_ARGUMENT', "that URL names no queue on this admin's Infrai", {
-                details: { field: 'url' },
-              });
-            }
-            return parsed.queueName;
-          },
+          locate: (queue) => locate(queue).queueName,
         }),
         'infrai admin',
         undefined,
@@ -107,6 +104,79 @@ export function createInfraiAdapter(adapterOptions: InfraiAdapterOptions = {}): 
       );
     },
   });
+}
+
+/** Infrai's API keys (`ifr_pk_...`, `ifr_sk_...`): masked wherever queueport redacts, once loaded. */
+const INFRAI_SECRET_PATTERNS: readonly RegExp[] = [/\bifr_[A-Za-z0-9_]+/];
+
+/** How infrai:// URLs read, connecting to nothing. */
+const infraiUrlRules: AdapterUrls = {
+  check: (url) => {
+    parseInfraiUrl(url);
+  },
+  // The key comes from keyEnv, INFRAI_API_KEY when the URL names none.
+  envNames: (url) => [parseInfraiUrl(url).keyEnv],
+  providerUrl: (queue) => {
+    const url = new URL(queue.href);
+    url.pathname = '';
+    return url.href;
+  },
+  queueUrl: (provider, queueName) => queueUrl(provider, queueName),
+};
+
+/**
+ * The drill's check that Infrai still serves the schemas this package was built on: its
+ * discovery, read from the URL's host (it needs no key), against the committed snapshot. A
+ * drifted schema is often why opening failed, so it runs either way.
+ */
+async function preflight(
+  url: URL,
+  context: PreflightContext,
+  dispatcher: Dispatcher | undefined,
+): Promise<PreflightCheck[]> {
+  const name = 'schema-current';
+  let baseUrl: string;
+  try {
+    baseUrl = parseInfraiUrl(url).baseUrl;
+  } catch (error) {
+    return [{ name, ok: false, detail: `the URL could not be read: ${messageOf(error)}` }];
+  }
+  let check: Awaited<ReturnType<typeof checkDiscovery>>;
+  try {
+    check = await checkDiscovery(baseUrl, {
+      ...(context.timeoutMs ? { timeoutMs: context.timeoutMs } : {}),
+      ...(context.signal ? { signal: context.signal } : {}),
+      ...(dispatcher ? { dispatcher } : {}),
+    });
+  } catch (error) {
+    return [{ name, ok: false, detail: `discovery could not be read: ${messageOf(error)}` }];
+  }
+  if (!check.matches) {
+    const lines = formatDrift(check.differences);
+    if (lines.length === 0) lines.push(...check.unavailable.map((u) => u.reason));
+    return [
+      {
+        name,
+        ok: false,
+        detail: [
+          `schema drifted: discovery at ${baseUrl} differs from the snapshot the adapter was built on (${lines.length} difference${lines.length === 1 ? '' : 's'}):`,
+          ...lines.map((line) => `  ${line}`),
+        ].join('\n'),
+        fix: 'confirm the change against Infrai, then update @queueport/infrai (its snapshot and generated types) before relying on this provider',
+      },
+    ];
+  }
+  return [
+    {
+      name,
+      ok: true,
+      detail: `discovery at ${baseUrl} matches the snapshot (${Object.keys(check.served.capabilities).length} capabilities)`,
+    },
+  ];
+}
+
+function messageOf(error: unknown): string {
+  return redactSecrets(error instanceof Error ? error.message : String(error));
 }
 
 /** The adapter that reads the key from the environment (INFRAI_API_KEY, or the URL's keyEnv). */

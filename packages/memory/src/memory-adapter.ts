@@ -6,6 +6,7 @@ import {
   type Driver,
   defineAdapter,
   QueueError,
+  requireQueueName,
 } from '@queueport/core/driver';
 import { MemoryDriver } from './memory-driver';
 import { formatMemoryUrl, parseMemoryUrl } from './memory-url';
@@ -18,7 +19,7 @@ const queues = new Map<string, { driver: MemoryDriver; query: string }>();
 
 function named(url: URL, clock: Clock | undefined): MemoryDriver {
   const { name, options } = parseMemoryUrl(url);
-  if (!name) throw new QueueError('INVALID_ARGUMENT', 'a memory:// URL names its queue: memory://orders');
+  requireQueueName('memory', name, 'memory://orders');
   const query = canonicalQuery(url.searchParams);
   const existing = queues.get(name);
   if (existing) {
@@ -148,6 +149,17 @@ export const memoryAdapter: AdapterDefinition = defineAdapter({
   scheme: 'memory',
   packageName: '@queueport/memory',
   virtualClock: true,
+  peers: [],
+  urls: {
+    check: (url) => {
+      parseMemoryUrl(url);
+    },
+    // Nothing to authenticate: a memory:// URL reads no variable.
+    envNames: () => [],
+    // The queue is named by the host (and any path): the provider is what is left.
+    providerUrl: (queueUrl) => formatMemoryUrl('', queueUrl.searchParams),
+    queueUrl: (providerUrl, queueName) => formatMemoryUrl(queueName, providerUrl.searchParams),
+  },
   open: (url, context) => handle(named(url, context.clock)),
   admin: (url, context) => {
     // Checked at once: credentials or a typo in the admin's URL would otherwise surface only

@@ -1,10 +1,12 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   type AdapterDefinition,
+  type AdapterUrls,
   defineAdapter,
   guardedAdmin,
   type OpenContext,
-  QueueError,
+  queueLocator,
+  requireQueueName,
 } from '@queueport/core/driver';
 import { sqsErrorClassifier } from './classify-error';
 import { sqsAdmin } from './sqs-admin';
@@ -35,13 +37,12 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
     scheme: 'sqs',
     packageName: '@queueport/sqs',
     virtualClock: false,
+    peers: SQS_PEERS,
+    urls: sqsUrlRules,
+    endpoint: localEndpoint,
     async open(url, context) {
       const parsed = parseSqsUrl(url);
-      if (!parsed.queueName) {
-        throw new QueueError('INVALID_ARGUMENT', 'an sqs:// URL names its queue: sqs://eu-west-1/orders', {
-          details: { field: 'queueName' },
-        });
-      }
+      requireQueueName('sqs', parsed.queueName, 'sqs://eu-west-1/orders');
       const { client, owns, secrets } = connect(parsed, context);
       try {
         return await SqsDriver.open({
@@ -61,6 +62,13 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
     admin(url, context) {
       const provider = parseSqsUrl(url);
       const { client, owns, secrets } = connect(provider, context);
+      const locate = queueLocator({
+        scheme: 'sqs',
+        parse: parseSqsUrl,
+        provider,
+        sameProvider: (queue, at) => queue.region === at.region && queue.endpoint === at.endpoint,
+        providerNoun: 'region and endpoint',
+      });
       return guardedAdmin(
         sqsAdmin({
           client,
@@ -68,20 +76,7 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
           timeoutMs: resolveTimeout(provider.options.timeoutMs),
           urlOf: (queueName, accountId) => queueUrl(url, queueName, accountId),
           locate(queue) {
-            const parsed = parseSqsUrl(urlOf(queue));
-            if (
-              !parsed.queueName ||
-              parsed.region !== provider.region ||
-              parsed.endpoint !== provider.endpoint
-            ) {
-              throw new QueueError(
-                'INVALID_ARGUMENT',
-                "that URL names no queue in this admin's region and endpoint",
-                {
-                  details: { field: 'url' },
-                },
-              );
-            }
+            const parsed = locate(queue);
             return { queueName: parsed.queueName, accountId: parsed.accountId };
           },
         }),
@@ -93,13 +88,33 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
   });
 }
 
-function urlOf(queue: string): URL {
+/** What a user installs beside @queueport/sqs. */
+const SQS_PEERS = ['@aws-sdk/client-sqs'] as const;
+
+/** How sqs:// URLs read, connecting to nothing. Credentials come from the AWS SDK's own chain. */
+const sqsUrlRules: AdapterUrls = {
+  check: (url) => {
+    parseSqsUrl(url);
+  },
+  envNames: () => [],
+  providerUrl: (queue) => {
+    const url = new URL(queue.href);
+    url.pathname = '';
+    return url.href;
+  },
+  queueUrl: (provider, queueName) => queueUrl(provider, queueName),
+};
+
+/** AWS itself is reached through the SDK's own resolution; only a local `endpoint=` is a server to probe. */
+function localEndpoint(url: URL): { host: string; port: number } | undefined {
+  const endpoint = url.searchParams.get('endpoint');
+  if (!endpoint) return undefined;
   try {
-    return new URL(queue);
+    const server = new URL(endpoint);
+    const port = Number(server.port || (server.protocol === 'https:' ? 443 : 80));
+    return server.hostname ? { host: server.hostname.replace(/^\[|\]$/g, ''), port } : undefined;
   } catch {
-    throw new QueueError('INVALID_ARGUMENT', 'the admin names queues by their sqs:// URL', {
-      details: { field: 'url' },
-    });
+    return undefined;
   }
 }
 

@@ -107,7 +107,7 @@ export const conformanceCommand: Command = {
 
     const quickRuns = definition.virtualClock ? QUICK_RUNS.virtual : QUICK_RUNS.real;
     const runs = askedRuns ?? (values.quick ? quickRuns : undefined);
-    const url = providerUrlOf(loaded.config.providers[name]!.url);
+    const url = providerUrlOf(loaded.config.providers[name]!.url, definition);
     const harness = adapterHarness(withEnv(definition, configEnv(context.io, loaded)), url, {
       name,
       ...(runs === undefined ? {} : { numRuns: runs }),

@@ -1,3 +1,4 @@
+import type { AdapterDefinition } from '@queueport/core/driver';
 import type { ReferenceReceiver } from '@queueport/webhook/reference-receiver';
 
 /**
@@ -6,7 +7,12 @@ import type { ReferenceReceiver } from '@queueport/webhook/reference-receiver';
  * variable, never written here.
  */
 export interface QueueportConfig {
-  /** By name: `{ "primary": { "url": "sqs://eu-west-1/payments" } }`. */
+  /**
+   * Adapter packages besides the built-in ones, by package name or by path (relative to the
+   * configuration file): each module's exported AdapterDefinitions serve their schemes.
+   */
+  adapters?: string[];
+  /** By name: `{ "primary": { "url": "<scheme>://<where>/<queue>" } }`. */
   providers: Record<string, ProviderConfig>;
   ledger?: LedgerConfig;
   receiver?: ReceiverConfig;
@@ -42,12 +48,16 @@ export interface LoadedConfig {
   /** The file it came from; undefined for the embedded defaults. */
   file: string | undefined;
   /**
-   * Schemes served by a program's own adapters rather than the built-in ones: their URLs and
-   * the variables they read follow that adapter's rules, which the configuration check cannot
-   * know. Undefined where that is not known (a configuration a program built itself): then only
-   * the variables the configuration names itself are checked.
+   * Schemes served by adapters other than the built-in ones (the configuration's `adapters`, a
+   * program's own): the schemes of `adapters`.
    */
   ownSchemes?: readonly string[];
+  /**
+   * The adapters providers are opened with besides the built-in ones: those the configuration's
+   * `adapters` names, loaded, and a program's own. Their URL rules check the URLs and name the
+   * variables they read, as the built-in ones' do.
+   */
+  adapters?: readonly AdapterDefinition[];
   /**
    * Variables the embedded defaults generated (the simulator's API key, the receiver's signing
    * secret), layered over `io.env` wherever a configured `*Env` is read: use `configEnv(io,

@@ -1,8 +1,10 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
+import type { AdapterDefinition } from '@queueport/core/driver';
 import { ConfigError } from '../errors';
 import { checkProviderUrls } from './check-provider-urls';
 import type { LoadedConfig } from './config-types';
+import { loadConfiguredAdapters } from './configured-adapters';
 import { startEmbeddedDefaults } from './embedded-defaults';
 import { readConfigFile } from './read-config-file';
 import { validateConfig } from './validate-config';
@@ -20,6 +22,8 @@ export interface LoadConfigOptions {
   configPath?: string | undefined;
   /** Schemes of adapters a program passes in besides the built-in ones. */
   extraSchemes?: readonly string[];
+  /** A program's own adapters (their schemes count as `extraSchemes`; their URL rules check their URLs). */
+  adapters?: readonly AdapterDefinition[];
 }
 
 /**
@@ -32,10 +36,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     : await foundFile(options.cwd);
   if (!file) return startEmbeddedDefaults();
   const raw = await readConfigFile(file);
-  const ownSchemes = options.extraSchemes ?? [];
+  const programAdapters = options.adapters ?? [];
+  const adapters = [...programAdapters, ...(await loadConfiguredAdapters(raw, file, programAdapters))];
+  const ownSchemes = [...new Set([...(options.extraSchemes ?? []), ...adapters.map((a) => a.scheme)])];
   const config = validateConfig(raw, file, { extraSchemes: ownSchemes });
-  await checkProviderUrls(config, file, ownSchemes);
-  return { config, file, ownSchemes, close: async () => {} };
+  await checkProviderUrls(config, file, adapters);
+  return { config, file, ownSchemes, adapters, close: async () => {} };
 }
 
 async function givenFile(file: string): Promise<string> {

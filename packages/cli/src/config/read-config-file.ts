@@ -35,7 +35,7 @@ async function importModule(file: string): Promise<unknown> {
   try {
     return await import(pathToFileURL(file).href);
   } catch (error) {
-    throw new ConfigError(`could not be loaded: ${firstLine(error)}`, file, undefined);
+    throw new ConfigError(`could not be loaded: ${loaderMessage(error)}`, file, undefined);
   }
 }
 
@@ -55,7 +55,7 @@ async function importTypeScript(file: string): Promise<unknown> {
     // The specifier is absolute, so the file itself serves as the parent (import.meta is ESM-only).
     return await tsImport(pathToFileURL(file).href, pathToFileURL(file).href);
   } catch (error) {
-    throw new ConfigError(`could not be loaded: ${firstLine(error)}`, file, undefined);
+    throw new ConfigError(`could not be loaded: ${loaderMessage(error)}`, file, undefined);
   }
 }
 
@@ -72,7 +72,7 @@ function defaultExport(module: unknown, file: string): unknown {
 }
 
 /** A loader's message may quote the file (`Unexpected identifier 'ghp_…'`): quoted words are shown only when plain. */
-function firstLine(error: unknown): string {
+export function loaderMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const line = message.split('\n')[0] ?? 'unknown error';
   return line.replace(/(['"`])([^'"`]*)\1/g, (quoted, _quote: string, inner: string) =>

@@ -18,8 +18,8 @@ export interface ConfigNeeds {
 /**
  * The configuration, checked for everything the command is about to use before it does
  * anything: each provider named exists, the ledger and receiver it needs are configured, and
- * every environment variable those name (`postgresUrlEnv`, `secretEnv`, a URL's `keyEnv=` or
- * `passwordEnv=`, Infrai's default INFRAI_API_KEY) is set. A mistake is a ConfigError (exit 2)
+ * every environment variable those name (`postgresUrlEnv`, `secretEnv`, and what each
+ * provider URL reads by its adapter's rules, defaults included) is set. A mistake is a ConfigError (exit 2)
  * here, never a failure after a canary was published. A name that may be a pasted secret is
  * never quoted.
  */
@@ -42,7 +42,7 @@ export async function requireConfig(context: CommandContext, needs: ConfigNeeds)
     const href = config.providers[name]!.url;
     if (!URL.canParse(href)) continue;
     const url = new URL(href);
-    for (const variable of await adapterEnvNames(url, loaded.ownSchemes)) {
+    for (const variable of await adapterEnvNames(url, loaded.adapters)) {
       requireSet(env, variable, file, `providers.${name}.url`, 'names the environment variable');
     }
   }

@@ -2,10 +2,11 @@ import { knownSchemes } from '../providers/known-adapters';
 import { parseConfigUrl } from './check-url';
 import { ConfigField } from './config-field';
 import type { LedgerConfig, ProviderConfig, QueueportConfig, ReceiverConfig } from './config-types';
+import { adapterSpecifiers } from './configured-adapters';
 import { ENV_VAR_NAME, isShowableName, isShowableWord, looksLikeSecretValue } from './secret-names';
 
 export interface ValidateOptions {
-  /** Schemes besides the built-in ones (adapters passed in by a program). */
+  /** Schemes besides the built-in ones (adapters passed in by a program, or the configuration's `adapters`). */
   extraSchemes?: readonly string[];
 }
 
@@ -18,14 +19,23 @@ export function validateConfig(
   options: ValidateOptions = {},
 ): QueueportConfig {
   const root = new ConfigField(file, '');
-  const record = root.object(raw, ['$schema', 'providers', 'ledger', 'receiver', 'payloadLoader']);
+  const record = root.object(raw, [
+    '$schema',
+    'adapters',
+    'providers',
+    'ledger',
+    'receiver',
+    'payloadLoader',
+  ]);
   const schemes = [...knownSchemes(), ...(options.extraSchemes ?? [])];
+  const adapters =
+    record.adapters === undefined ? undefined : adapterSpecifiers(record.adapters, root.child('adapters'));
   if (record.providers === undefined) {
-    throw root
-      .child('providers')
-      .error('is missing: name each provider by URL, e.g. { "main": { "url": "memory://orders" } }');
+    const example = schemes[0] ? `, e.g. { "main": { "url": "${schemes[0]}://orders" } }` : '';
+    throw root.child('providers').error(`is missing: name each provider by URL${example}`);
   }
   const config: QueueportConfig = {
+    ...(adapters ? { adapters } : {}),
     providers: providers(record.providers, root.child('providers'), schemes),
   };
   if (record.ledger !== undefined) config.ledger = ledger(record.ledger, root.child('ledger'));

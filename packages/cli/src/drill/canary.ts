@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Delivery, type Queue, redactUrl } from '@queueport/core';
-import { checkDiscovery, formatDrift, parseInfraiUrl } from '@queueport/infrai';
+import type { AdapterDefinition, PreflightCheck } from '@queueport/core/driver';
 import type { Ledger } from '@queueport/ledger';
 import {
   createWebhookSender,
@@ -32,9 +32,9 @@ export const CANARY_STEPS = {
     id: 'canary.open',
     title: 'the provider opens: its URL is understood and its credentials accepted',
   },
-  schema: {
-    id: 'canary.schema',
-    title: "the provider's schema is current (Infrai discovery matches the snapshot)",
+  preflight: {
+    id: 'canary.preflight',
+    title: "the provider's preflight checks run (its adapter's own, e.g. a schema still current)",
   },
   publish: { id: 'canary.publish', title: 'a synthetic event is published' },
   consume: { id: 'canary.consume', title: 'the synthetic event is received back' },
@@ -45,7 +45,7 @@ export const CANARY_STEPS = {
 export interface CanaryOptions {
   /** The provider's name in the configuration. */
   provider: string;
-  /** Its URL as configured (unredacted): the schema step reads Infrai's host from it. */
+  /** Its URL as configured (unredacted): the adapter's preflight reads it. */
   url: string;
   context: CommandContext;
   /** The configured ledger, opened once for every provider of the drill. */
@@ -80,7 +80,7 @@ export function canaryEventId(at = Date.now()): string {
 }
 
 /**
- * One synthetic event through the whole exit path of one provider: open, schema, publish,
+ * One synthetic event through the whole exit path of one provider: open, the adapter's preflight, publish,
  * receive, deliver through the delivery worker to the receiver, ledger. Never throws for what
  * it checks; a step that fails turns the ones after it into skips.
  */
@@ -110,7 +110,8 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
         } catch (error) {
           // The adapter said nothing in time: the drill finds out itself whether anything listens.
           if (!(error instanceof StepFailure) || context.signal?.aborted) throw error;
-          const because = await unreachableBecause(options.url, Math.min(timeoutMs, PROBE_MS));
+          const definition = await adapterOf(options);
+          const because = await unreachableBecause(options.url, definition, Math.min(timeoutMs, PROBE_MS));
           if (!because) throw error;
           throw new StepFailure(
             `the provider could not be reached: ${because} (the adapter gave no answer within ${timeoutMs} ms)`,
@@ -121,9 +122,9 @@ export async function runCanary(options: CanaryOptions): Promise<CanaryRun> {
       describeOpenFailure,
     ),
   );
-  // Discovery needs neither the key nor an open queue, and a drifted schema is often why
-  // opening failed: it is checked either way, so the report says so.
-  checks.push(await schemaStep(steps, options));
+  // A preflight needs no open queue, and what it checks (a drifted schema) is often why opening
+  // failed: it runs either way, so the report says so.
+  checks.push(...(await preflightSteps(steps, options, opened?.definition)));
 
   const ok = () => checks.every((check) => check.status !== 'failed');
   const state: { published?: boolean; consumed?: boolean; mine?: Delivery; ledger?: Ledger } = {};
@@ -208,48 +209,64 @@ function checkUrl(url: string): void {
   }
 }
 
-async function schemaStep(steps: StepRunner, options: CanaryOptions): Promise<CheckResult> {
-  let url: URL;
+/** The adapter serving the provider, loaded without opening it; undefined where it cannot be. */
+async function adapterOf(options: CanaryOptions): Promise<AdapterDefinition | undefined> {
   try {
-    url = new URL(options.url);
+    return await options.context.adapterFor?.(options.provider);
   } catch {
-    return steps.skipped(
-      CANARY_STEPS.schema,
-      'the URL could not be read, so there is no discovery to compare',
-    );
+    // The open step says why.
+    return undefined;
   }
-  if (url.protocol !== 'infrai:') {
-    return steps.skipped(
-      CANARY_STEPS.schema,
-      `not an infrai:// provider: only Infrai serves the discovery schemas its adapter is built on`,
+}
+
+/** Past the preflight's own bound (each check's calls get `timeoutMs`), the drill stops waiting. */
+const PREFLIGHT_GRACE_MS = 2_000;
+
+/**
+ * The adapter's preflight checks (`AdapterDefinition.preflight`), one row each:
+ * `canary.preflight.<name>`. None for an adapter that declares no preflight; one failed
+ * `canary.preflight` row where the preflight itself threw or overran its bound.
+ */
+async function preflightSteps(
+  steps: StepRunner,
+  options: CanaryOptions,
+  opened: AdapterDefinition | undefined,
+): Promise<CheckResult[]> {
+  if (!URL.canParse(options.url)) return [];
+  const definition = opened ?? (await adapterOf(options));
+  const preflight = definition?.preflight;
+  if (!definition || !preflight) return [];
+  const { context, timeoutMs } = options;
+  const started = context.io.now();
+  let found: PreflightCheck[] = [];
+  const ran = await steps.run(CANARY_STEPS.preflight, async () => {
+    found = await withDeadline(
+      Promise.resolve(
+        preflight.call(definition, new URL(options.url), {
+          env: options.env,
+          timeoutMs,
+          ...(context.signal ? { signal: context.signal } : {}),
+        }),
+      ),
+      timeoutMs + PREFLIGHT_GRACE_MS,
+      'running the preflight checks',
+      { shownMs: timeoutMs, signal: context.signal },
     );
-  }
-  return steps.run(CANARY_STEPS.schema, async () => {
-    let baseUrl: string;
-    try {
-      baseUrl = parseInfraiUrl(url).baseUrl;
-    } catch (error) {
-      throw new StepFailure(describeOpenFailure(error));
-    }
-    let check: Awaited<ReturnType<typeof checkDiscovery>>;
-    try {
-      check = await checkDiscovery(baseUrl, { timeoutMs: options.timeoutMs });
-    } catch (error) {
-      throw new StepFailure(`discovery could not be read: ${describeFailure(error)}`);
-    }
-    if (!check.matches) {
-      const lines = formatDrift(check.differences);
-      if (lines.length === 0) lines.push(...check.unavailable.map((u) => u.reason));
-      throw new StepFailure(
-        [
-          `schema drifted: discovery at ${baseUrl} differs from the snapshot the adapter was built on (${lines.length} difference${lines.length === 1 ? '' : 's'}):`,
-          ...lines.map((line) => `  ${line}`),
-          'confirm the change against Infrai, then update @queueport/infrai (its snapshot and generated types) before relying on this provider',
-        ].join('\n'),
-      );
-    }
-    return `discovery at ${baseUrl} matches the snapshot (${Object.keys(check.served.capabilities).length} capabilities)`;
+    return `${found.length} check${found.length === 1 ? '' : 's'}`;
   });
+  if (ran.status === 'failed') return [ran];
+  const durationMs = context.io.now() - started;
+  return found.map((check, index) =>
+    steps.recorded(
+      { id: `${CANARY_STEPS.preflight.id}.${check.name}`, title: `preflight: ${check.name}` },
+      {
+        ok: check.ok,
+        detail: check.ok || !check.fix ? check.detail : `${check.detail}\n${check.fix}`,
+        // One call made them all: its time is the first row's.
+        durationMs: index === 0 ? durationMs : 0,
+      },
+    ),
+  );
 }
 
 async function publish(queue: Queue, options: CanaryOptions, eventId: string): Promise<string> {

@@ -83,7 +83,7 @@ export async function runProviderConformance(options: ProviderConformanceOptions
   const numRuns = definition.virtualClock ? undefined : DRILL_REAL_TIME_RUNS;
   // The harness opens its scratch queues with no context of its own: the secrets a URL names
   // must come from the CLI's environment, embedded defaults included.
-  const harness = adapterHarness(withEnv(definition, options.env), providerUrlOf(options.url), {
+  const harness = adapterHarness(withEnv(definition, options.env), providerUrlOf(options.url, definition), {
     name: provider,
     ...(numRuns === undefined ? {} : { numRuns }),
   });

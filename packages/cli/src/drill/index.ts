@@ -30,8 +30,8 @@ const USAGE =
 const HELP = `${USAGE}
 
 The exit drill. For each provider, a canary: the provider opens (its URL is understood and its
-credentials accepted), its schema is current (infrai:// only: Infrai's discovery matches the
-snapshot the adapter was built on), and one synthetic event is published, received, delivered
+credentials accepted), its adapter's preflight checks pass (one row each, where the adapter
+declares them: a schema still matching the one it was built on), and one synthetic event is published, received, delivered
 by the delivery worker to the configured receiver and recorded as delivered in the configured
 ledger. Then the conformance suite runs against the provider, on scratch queues beside its own.
 Every step is timed, and the report says how long each provider took. Scratch queues are
@@ -44,8 +44,8 @@ provider (its properties wait out real leases and delays).
 
 Options:
   --provider <name>           drill this provider (repeatable); every configured provider by default
-  --quick                     a subset of the suite: well under a second per property in memory,
-                              20 to 30 s per provider on real time (SQS, BullMQ, Infrai):
+  --quick                     a subset of the suite: well under a second per property on virtual
+                              time, 20 to 30 s per provider on real time:
                               ${QUICK_PROPERTY_IDS.join(', ')}
   --skip-conformance          the canary alone
   --timeout-ms <ms>           the bound of each canary step (default ${DEFAULT_DRILL_TIMEOUT_MS})

@@ -1,36 +1,16 @@
 import { connect } from 'node:net';
+import type { AdapterDefinition, AdapterEndpoint } from '@queueport/core/driver';
 
-/** Where a provider URL's server listens, for the schemes whose URL says so; undefined otherwise. */
-export function endpointOf(url: string): { host: string; port: number } | undefined {
-  let parsed: URL;
+/** Where a provider URL's server listens, by its adapter's `endpoint`; undefined where it names none. */
+export function endpointOf(
+  url: string,
+  definition: Pick<AdapterDefinition, 'endpoint'> | undefined,
+): AdapterEndpoint | undefined {
+  if (!definition?.endpoint || !URL.canParse(url)) return undefined;
   try {
-    parsed = new URL(url);
+    return definition.endpoint(new URL(url));
   } catch {
     return undefined;
-  }
-  const hostOf = (u: URL) => u.hostname.replace(/^\[|\]$/g, '');
-  switch (parsed.protocol) {
-    case 'bullmq:':
-      return parsed.hostname ? { host: hostOf(parsed), port: Number(parsed.port || 6379) } : undefined;
-    case 'infrai:': {
-      if (!parsed.hostname) return undefined;
-      const plain = parsed.searchParams.get('tls') === 'false';
-      return { host: hostOf(parsed), port: Number(parsed.port || (plain ? 80 : 443)) };
-    }
-    case 'sqs:': {
-      // AWS itself is reached through the SDK's own resolution; only a local endpoint is probed.
-      const endpoint = parsed.searchParams.get('endpoint');
-      if (!endpoint) return undefined;
-      try {
-        const server = new URL(endpoint);
-        const port = Number(server.port || (server.protocol === 'https:' ? 443 : 80));
-        return server.hostname ? { host: hostOf(server), port } : undefined;
-      } catch {
-        return undefined;
-      }
-    }
-    default:
-      return undefined;
   }
 }
 
@@ -38,10 +18,14 @@ export function endpointOf(url: string): { host: string; port: number } | undefi
  * Why nothing answered: one TCP connection to the provider's server, bounded. Says whether the
  * connection was refused, timed out or could not be resolved, so a report names the real cause
  * rather than only the drill's own deadline. Undefined when the server accepts connections (the
- * provider itself is slow or hung) or the URL names no server to try.
+ * provider itself is slow or hung) or the adapter names no server to try.
  */
-export async function unreachableBecause(url: string, timeoutMs: number): Promise<string | undefined> {
-  const endpoint = endpointOf(url);
+export async function unreachableBecause(
+  url: string,
+  definition: Pick<AdapterDefinition, 'endpoint'> | undefined,
+  timeoutMs: number,
+): Promise<string | undefined> {
+  const endpoint = endpointOf(url, definition);
   if (!endpoint) return undefined;
   const where = endpoint.host.includes(':')
     ? `[${endpoint.host}]:${endpoint.port}`

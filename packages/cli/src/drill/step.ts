@@ -18,6 +18,11 @@ export interface StepRunner {
     explain?: (error: unknown) => string,
   ): Promise<CheckResult>;
   skipped(check: Pick<CheckResult, 'id' | 'title'>, reason: string): CheckResult;
+  /** A step whose outcome was measured elsewhere (one of several checks a single call made). */
+  recorded(
+    check: Pick<CheckResult, 'id' | 'title'>,
+    outcome: { ok: boolean; detail: string; durationMs: number },
+  ): CheckResult;
 }
 
 /**
@@ -52,6 +57,16 @@ export function stepRunner(
         const detail = error instanceof StepFailure ? error.message : explain(error);
         return finish({ ...base, status: 'failed', durationMs, detail: redactSecrets(detail, secrets) });
       }
+    },
+    recorded(check, { ok, detail, durationMs }) {
+      return finish({
+        id: check.id,
+        title: check.title,
+        provider,
+        status: ok ? 'passed' : 'failed',
+        durationMs: Math.round(durationMs),
+        detail: redactSecrets(detail, secrets),
+      });
     },
     skipped(check, reason) {
       return finish({

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock';
 import type { Driver } from '../driver';
+import { registerSecretPatterns } from '../errors';
 
 /** What opening a driver or an admin may take besides the URL. */
 export interface OpenContext {
@@ -72,6 +73,12 @@ export interface AdapterUrls {
   queueUrl(providerUrl: URL, queueName: string): string;
 }
 
+/** Where a provider's server listens: what the drill probes when an open goes unanswered. */
+export interface AdapterEndpoint {
+  host: string;
+  port: number;
+}
+
 /** One check a provider runs before a drill trusts it (Infrai: its discovery schemas match). */
 export interface PreflightCheck {
   /** A short stable name, for reports: `schema-current`. */
@@ -84,8 +91,10 @@ export interface PreflightCheck {
 }
 
 export interface PreflightContext extends OpenContext {
-  /** Aborted when the drill's budget for the preflight runs out. */
+  /** Aborted when the drill is stopped. */
   signal?: AbortSignal;
+  /** The bound of each check's calls, in milliseconds (the drill's step bound). */
+  timeoutMs?: number;
 }
 
 /**
@@ -115,12 +124,26 @@ export interface AdapterDefinition {
    * queueport redacts. Global flags are not needed; each is matched anywhere in a text.
    */
   secretPatterns?: readonly RegExp[];
-  /** Checks for the drill to run before trusting the provider; each one a row of its report. */
+  /**
+   * Checks for the drill to run before trusting the provider; each one a row of its report. It
+   * runs whether or not the provider opened (a drifted schema is often why it did not), so it
+   * must not need an open queue. A check that cannot run is a failed check, not a throw.
+   */
   preflight?(url: URL, context: PreflightContext): Promise<PreflightCheck[]>;
+  /**
+   * The server a URL's provider listens on, for a TCP probe that says why nothing answered
+   * (refused, unresolvable); undefined where the URL names none (a cloud SDK resolves it).
+   */
+  endpoint?(url: URL): AdapterEndpoint | undefined;
   open(url: URL, context: OpenContext): Driver | Promise<Driver>;
   admin?(url: URL, context: OpenContext): QueueAdmin | Promise<QueueAdmin>;
 }
 
+/**
+ * The definition as given; its `secretPatterns` are registered with `redactSecrets` here, so a
+ * provider's credentials are masked in every package's errors once its adapter is loaded.
+ */
 export function defineAdapter(definition: AdapterDefinition): AdapterDefinition {
+  if (definition.secretPatterns) registerSecretPatterns(definition.secretPatterns);
   return definition;
 }

@@ -1,5 +1,6 @@
 export {
   type AdapterDefinition,
+  type AdapterEndpoint,
   type AdapterUrls,
   type CreateQueueRequest,
   type DeadLetterRecord,
@@ -13,5 +14,7 @@ export {
 export { AdapterRegistry, type OpenQueueOptions, openQueue } from './adapter-registry';
 export { eventIdOfBody } from './event-id-of-body';
 export { checkAdminSettings, guardedAdmin } from './guarded-admin';
+export { importWithPeers, installLine, isModuleNotFound, missingPeerError } from './peer-import';
+export { type QueueLocatorRules, queueLocator, requireQueueName } from './queue-locator';
 export { redactUrl } from './redact-url';
 export { type UnknownOptionRules, unknownOptionError } from './unknown-option';

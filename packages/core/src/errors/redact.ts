@@ -3,14 +3,43 @@ import { base64Forms, escapedFormsPattern, escapeRegExp, literalForms } from './
 
 /**
  * Provider errors echo requests back (headers, URLs with keys). Anything from outside that
- * reaches an error message passes through here first.
+ * reaches an error message passes through here first. These are the forms any credential
+ * takes; the prefixes of one provider's keys are that provider's to declare
+ * (`registerSecretPatterns`, which `defineAdapter` calls with an adapter's `secretPatterns`).
+ * Group 1 is a prefix that stays.
  */
-const SECRET_PATTERNS: readonly RegExp[] = [
+const GENERIC_PATTERNS: readonly RegExp[] = [
   /(bearer\s+)[^\s"',]+/gi,
-  /\b(ifr_[A-Za-z0-9_]+)/g,
-  /\b(whsec_[A-Za-z0-9+/=]+)/g,
   /((?:api[_-]?key|secret|token|password|authorization)["']?\s*[:=]\s*["']?)[^\s"',&]+/gi,
 ];
+
+/** Patterns packages declared, by source and flags, each made global: every match is masked whole. */
+const registered = new Map<string, RegExp>();
+
+/**
+ * Declares the shapes of credentials a package knows (a provider's key prefix, a signing
+ * secret's), so `redactSecrets` masks them everywhere from then on, in every package's errors.
+ * Idempotent: the same pattern twice is kept once. A pattern that matches the empty string is
+ * refused (it would mask nothing and loop on every text).
+ */
+export function registerSecretPatterns(patterns: readonly RegExp[]): void {
+  for (const pattern of patterns) {
+    const flags = pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`;
+    const key = `${pattern.source}/${flags}`;
+    if (registered.has(key)) continue;
+    const compiled = new RegExp(pattern.source, flags.replace('y', ''));
+    if (compiled.test('')) {
+      throw new TypeError(`registerSecretPatterns: /${pattern.source}/ matches the empty string`);
+    }
+    compiled.lastIndex = 0;
+    registered.set(key, compiled);
+  }
+}
+
+/** The patterns masked besides the generic forms: what packages registered, in order. */
+export function registeredSecretPatterns(): RegExp[] {
+  return [...registered.values()].map((pattern) => new RegExp(pattern.source, pattern.flags));
+}
 
 const MASK = '[REDACTED]';
 
@@ -42,8 +71,9 @@ interface CutForm {
 }
 
 /**
- * Masks what looks like a credential (bearer tokens, `ifr_` keys, `whsec_` secrets,
- * `api_key=` style fields) and every value in `knownSecrets`:
+ * Masks what looks like a credential (bearer tokens, `api_key=` style fields, and the patterns
+ * packages registered: an adapter's key prefix, webhook signing secrets) and every value in
+ * `knownSecrets`:
  *
  * - a value of 8 or more characters that `assessSecret` calls `maskable` is masked wherever it
  *   occurs, raw or in any form a server may echo it in: percent- or form-encoded (`+` for a
@@ -65,11 +95,12 @@ export function redactSecrets(text: string, knownSecrets: readonly string[] = []
     out = maskCutOffs(out, compiled);
     if (compiled.wholeWords) out = out.replace(compiled.wholeWords, MASK);
   }
-  for (const pattern of SECRET_PATTERNS) {
+  for (const pattern of GENERIC_PATTERNS) {
     out = out.replace(pattern, (match, prefix: string) =>
       match.startsWith(prefix) && prefix !== match ? `${prefix}${MASK}` : MASK,
     );
   }
+  for (const pattern of registered.values()) out = out.replace(pattern, MASK);
   return out;
 }
 

@@ -1,6 +1,10 @@
-import { QueueError } from '@queueport/core';
+import { QueueError, registerSecretPatterns } from '@queueport/core';
 
 export const SECRET_PREFIX = 'whsec_';
+
+/** A Standard Webhooks secret anywhere in a text: masked by every `redactSecrets` once loaded. */
+export const SIGNING_SECRET_PATTERN = /\bwhsec_[A-Za-z0-9+/=]+/;
+registerSecretPatterns([SIGNING_SECRET_PATTERN]);
 // Standard Webhooks: 24 to 64 random bytes. Shorter keys are weak; longer ones are usually a
 // pasted PEM or a hex string that only looks like base64.
 export const MIN_SECRET_BYTES = 24;
