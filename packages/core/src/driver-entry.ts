@@ -4,6 +4,7 @@
  */
 export {
   type AdapterDefinition,
+  type AdapterEndpoint,
   type AdapterUrls,
   type CreateQueueRequest,
   checkAdminSettings,
@@ -11,11 +12,18 @@ export {
   defineAdapter,
   eventIdOfBody,
   guardedAdmin,
+  importWithPeers,
+  installLine,
+  isModuleNotFound,
+  missingPeerError,
   type OpenContext,
   type PreflightCheck,
   type PreflightContext,
   type QueueAdmin,
+  type QueueLocatorRules,
   type QueueStats,
+  queueLocator,
+  requireQueueName,
   type UnknownOptionRules,
   unknownOptionError,
 } from './adapters';
