@@ -179,6 +179,10 @@ export function defineUrlGrammar<const O extends Record<string, OptionKind<unkno
       if (spec.queueName === 'host') return `${scheme}://${encodeQueueName(queueName)}${providerUrl.search}`;
       const url = new URL(providerUrl.href);
       const segments = scope === undefined ? [queueName] : [scope, queueName];
+      // A URL path reads `.` and `..` (escaped or not) as steps, never as names.
+      if (segments.some((segment) => segment === '.' || segment === '..')) {
+        throw refuse(`a ${scheme}:// URL cannot name a queue "." or ".." in its path`, 'queueName');
+      }
       url.pathname = `/${segments.map(encodeQueueName).join('/')}`;
       return url.href;
     },
