@@ -1,6 +1,5 @@
 import {
   type AdapterDefinition,
-  type AdapterUrls,
   defineAdapter,
   guardedAdmin,
   normalizeError,
@@ -12,7 +11,7 @@ import {
 import type { Redis } from 'ioredis';
 import { bullmqAdmin } from './bullmq-admin';
 import { BullmqDriver } from './bullmq-driver';
-import { type ParsedBullmqUrl, parseBullmqUrl, queueUrl } from './bullmq-url';
+import { bullmqUrls, type ParsedBullmqUrl, parseBullmqUrl, queueUrl } from './bullmq-url';
 import { classifyBullmqError } from './classify-error';
 import { redriveKey } from './queue-keys';
 import { openRedis } from './redis-connection';
@@ -43,7 +42,7 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
     packageName: '@queueport/bullmq',
     virtualClock: false,
     peers: BULLMQ_PEERS,
-    urls: bullmqUrlRules,
+    urls: bullmqUrls,
     endpoint: (url) =>
       url.hostname
         ? { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379) }
@@ -111,32 +110,6 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
 
 /** What a user installs beside @queueport/bullmq. */
 const BULLMQ_PEERS = ['bullmq', 'ioredis'] as const;
-
-/**
- * A parse that must not fail on a variable that is not set: whether the variables a URL names
- * are set is checked apart, by the commands that use them.
- */
-const EVERY_VARIABLE_SET: Readonly<Record<string, string>> = new Proxy(
-  {},
-  { get: (_target, key) => (typeof key === 'string' ? 'set' : undefined) },
-);
-
-/** How bullmq:// URLs read, connecting to nothing. */
-const bullmqUrlRules: AdapterUrls = {
-  check: (url) => {
-    parseBullmqUrl(url, EVERY_VARIABLE_SET);
-  },
-  envNames: (url) => {
-    const named = url.searchParams.get('passwordEnv');
-    return named ? [named] : [];
-  },
-  providerUrl: (queue) => {
-    const url = new URL(queue.href);
-    url.pathname = '';
-    return url.href;
-  },
-  queueUrl: (provider, queueName) => queueUrl(provider, queueName),
-};
 
 /** The redrive count the admin stored with the queue; Redis's answer is checked like any input. */
 async function storedRedrive(connection: Redis, parsed: ParsedBullmqUrl): Promise<number | undefined> {

@@ -1,6 +1,5 @@
 import {
   type AdapterDefinition,
-  type AdapterUrls,
   defineAdapter,
   guardedAdmin,
   type OpenContext,
@@ -15,7 +14,7 @@ import type { Dispatcher } from 'undici';
 import { checkDiscovery, formatDrift, SNAPSHOT } from './discovery';
 import { infraiAdmin } from './infrai-admin';
 import { InfraiDriver } from './infrai-driver';
-import { DEFAULT_KEY_ENV, type ParsedInfraiUrl, parseInfraiUrl, queueUrl } from './infrai-url';
+import { DEFAULT_KEY_ENV, infraiUrls, type ParsedInfraiUrl, parseInfraiUrl, queueUrl } from './infrai-url';
 import type { InfraiCall } from './wire/infrai-http';
 import { InfraiHttp } from './wire/infrai-http';
 
@@ -54,7 +53,7 @@ export function createInfraiAdapter(adapterOptions: InfraiAdapterOptions = {}): 
     packageName: '@queueport/infrai',
     virtualClock: false,
     peers: [],
-    urls: infraiUrlRules,
+    urls: infraiUrls,
     secretPatterns: INFRAI_SECRET_PATTERNS,
     endpoint: (url) => {
       if (!url.hostname) return undefined;
@@ -108,21 +107,6 @@ export function createInfraiAdapter(adapterOptions: InfraiAdapterOptions = {}): 
 
 /** Infrai's API keys (`ifr_pk_...`, `ifr_sk_...`): masked wherever queueport redacts, once loaded. */
 const INFRAI_SECRET_PATTERNS: readonly RegExp[] = [/\bifr_[A-Za-z0-9_]+/];
-
-/** How infrai:// URLs read, connecting to nothing. */
-const infraiUrlRules: AdapterUrls = {
-  check: (url) => {
-    parseInfraiUrl(url);
-  },
-  // The key comes from keyEnv, INFRAI_API_KEY when the URL names none.
-  envNames: (url) => [parseInfraiUrl(url).keyEnv],
-  providerUrl: (queue) => {
-    const url = new URL(queue.href);
-    url.pathname = '';
-    return url.href;
-  },
-  queueUrl: (provider, queueName) => queueUrl(provider, queueName),
-};
 
 /**
  * The drill's check that Infrai still serves the schemas this package was built on: its

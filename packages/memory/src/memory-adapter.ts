@@ -9,7 +9,7 @@ import {
   requireQueueName,
 } from '@queueport/core/driver';
 import { MemoryDriver } from './memory-driver';
-import { formatMemoryUrl, parseMemoryUrl } from './memory-url';
+import { formatMemoryUrl, memoryUrls, parseMemoryUrl } from './memory-url';
 
 /**
  * Named memory queues, shared by every open of the same URL in this process: a publisher and a
@@ -150,16 +150,7 @@ export const memoryAdapter: AdapterDefinition = defineAdapter({
   packageName: '@queueport/memory',
   virtualClock: true,
   peers: [],
-  urls: {
-    check: (url) => {
-      parseMemoryUrl(url);
-    },
-    // Nothing to authenticate: a memory:// URL reads no variable.
-    envNames: () => [],
-    // The queue is named by the host (and any path): the provider is what is left.
-    providerUrl: (queueUrl) => formatMemoryUrl('', queueUrl.searchParams),
-    queueUrl: (providerUrl, queueName) => formatMemoryUrl(queueName, providerUrl.searchParams),
-  },
+  urls: memoryUrls,
   open: (url, context) => handle(named(url, context.clock)),
   admin: (url, context) => {
     // Checked at once: credentials or a typo in the admin's URL would otherwise surface only

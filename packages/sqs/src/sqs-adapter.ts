@@ -13,7 +13,7 @@ import { sqsAdmin } from './sqs-admin';
 import { clientFor } from './sqs-client';
 import { SqsDriver } from './sqs-driver';
 import { resolveTimeout } from './sqs-options';
-import { type ParsedSqsUrl, parseSqsUrl, queueUrl } from './sqs-url';
+import { type ParsedSqsUrl, parseSqsUrl, queueUrl, sqsUrls } from './sqs-url';
 
 export interface SqsAdapterOptions {
   /**
@@ -91,18 +91,17 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
 /** What a user installs beside @queueport/sqs. */
 const SQS_PEERS = ['@aws-sdk/client-sqs'] as const;
 
-/** How sqs:// URLs read, connecting to nothing. Credentials come from the AWS SDK's own chain. */
+/**
+ * How sqs:// URLs read, connecting to nothing: the grammar, and the check of the parts that are
+ * SQS's own (the region as the host, no port). Credentials come from the AWS SDK's own chain.
+ */
 const sqsUrlRules: AdapterUrls = {
   check: (url) => {
     parseSqsUrl(url);
   },
-  envNames: () => [],
-  providerUrl: (queue) => {
-    const url = new URL(queue.href);
-    url.pathname = '';
-    return url.href;
-  },
-  queueUrl: (provider, queueName) => queueUrl(provider, queueName),
+  envNames: (url) => sqsUrls.envNames(url),
+  providerUrl: (queue) => sqsUrls.providerUrl(queue),
+  queueUrl: (provider, queueName) => sqsUrls.queueUrl(provider, queueName),
 };
 
 /** AWS itself is reached through the SDK's own resolution; only a local `endpoint=` is a server to probe. */
