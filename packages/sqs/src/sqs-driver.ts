@@ -44,6 +44,7 @@ import {
   toSqsAttributes,
 } from './message-attributes';
 import { fromSqsBody, toSqsBody } from './message-body';
+import { withPublishBytes } from './publish-bytes';
 import { type QueueFacts, readQueueFacts } from './queue-facts';
 import { type CheckedMessage, checkReceived, type UnreadableMessage } from './received-message';
 import {
@@ -140,7 +141,7 @@ export class SqsDriver implements Driver {
     this.#ownsClient = options.ownsClient ?? false;
     this.#classify = sqsErrorClassifier(name, this.#options.secrets);
     this.callTimeoutMs = this.#options.timeoutMs;
-    this.capabilities = sqsCapabilities(this.#options, facts);
+    this.capabilities = withPublishBytes(sqsCapabilities(this.#options, facts), facts);
     if (facts.redrive) {
       const mover = new DeadLetterMover(options.client, facts.redrive.deadLetterArn, name, {
         timeoutMs: this.#options.timeoutMs,
@@ -162,43 +163,60 @@ export class SqsDriver implements Driver {
     return this.#facts.fifo;
   }
 
+  /**
+   * One SendMessageBatch: the Queue chunks by `batch.publishBytes`. Only U+FFFE and U+FFFF grow
+   * on the way (toSqsBody); a message they push past SQS's limit is refused, and one they push
+   * the call past it is answered retryably, so the Queue sends it again in a call of its own.
+   */
   async publish(messages: readonly OutgoingMessage[]): Promise<PublishOutcome[]> {
     const now = Date.now();
+    const limit = this.#facts.maxMessageBytes;
     const outcomes = new Array<PublishOutcome>(messages.length);
-    const entries: Array<{ index: number; entry: SendMessageBatchRequestEntry; bytes: number }> = [];
+    const call: Array<{ index: number; entry: SendMessageBatchRequestEntry }> = [];
+    let total = 0;
     messages.forEach((message, index) => {
       const entry = this.#entryOf(message, now);
       const bytes = sqsMessageBytes(entry.MessageBody!, entry.MessageAttributes ?? {});
-      // Only U+FFFE and U+FFFF grow on the way (toSqsBody); everything else was measured by the Queue.
-      if (bytes > this.#facts.maxMessageBytes) {
+      if (bytes > limit) {
         outcomes[index] = {
           ok: false,
           error: new QueueError('PAYLOAD_TOO_LARGE', `${this.name}: ${bytes} bytes as SQS counts them`, {
             details: { maxBodyBytes: this.capabilities.maxBodyBytes, sizeBytes: bytes },
           }),
         };
-      } else entries.push({ index, entry, bytes });
+      } else if (total + bytes > limit) {
+        outcomes[index] = {
+          ok: false,
+          error: new QueueError(
+            'UNAVAILABLE',
+            `${this.name}: escaped U+FFFE/U+FFFF characters took this call past ${limit} bytes as SQS counts them; the message goes again on its own`,
+            { retryable: true, details: { batchBytes: total + bytes, limit } },
+          ),
+        };
+      } else {
+        call.push({ index, entry });
+        total += bytes;
+      }
     });
-    for (const call of byTotalSize(entries, this.#facts.maxMessageBytes)) {
-      const answer = await this.#send<SendMessageBatchCommandOutput>(
-        new SendMessageBatchCommand({
-          QueueUrl: this.#facts.queueUrl,
-          Entries: call.map(({ entry }, i) => ({ ...entry, Id: entryId(i) })),
-        }),
-      );
-      const results = entryResults(
-        call.length,
-        answer?.Successful,
-        answer?.Failed,
-        this.name,
-        (e) => (typeof e.MessageId === 'string' && MESSAGE_ID.test(e.MessageId) ? e.MessageId : undefined),
-        this.#options.secrets,
-      );
-      results.forEach((result, i) => {
-        // SQS answers a FIFO repeat like a first send, so a duplicate stays unknown (no `duplicate`).
-        outcomes[call[i]!.index] = result.ok ? { ok: true, messageId: result.value } : result;
-      });
-    }
+    if (call.length === 0) return outcomes;
+    const answer = await this.#send<SendMessageBatchCommandOutput>(
+      new SendMessageBatchCommand({
+        QueueUrl: this.#facts.queueUrl,
+        Entries: call.map(({ entry }, i) => ({ ...entry, Id: entryId(i) })),
+      }),
+    );
+    const results = entryResults(
+      call.length,
+      answer?.Successful,
+      answer?.Failed,
+      this.name,
+      (e) => (typeof e.MessageId === 'string' && MESSAGE_ID.test(e.MessageId) ? e.MessageId : undefined),
+      this.#options.secrets,
+    );
+    results.forEach((result, i) => {
+      // SQS answers a FIFO repeat like a first send, so a duplicate stays unknown (no `duplicate`).
+      outcomes[call[i]!.index] = result.ok ? { ok: true, messageId: result.value } : result;
+    });
     return outcomes;
   }
 
@@ -488,24 +506,6 @@ export class SqsDriver implements Driver {
       throw normalizeError(error, this.name, this.#classify, { secrets: this.#options.secrets });
     }
   }
-}
-
-/** SQS also limits a batch call's total size (to the largest message): greedy groups within it. */
-function byTotalSize<T extends { bytes: number }>(entries: readonly T[], limit: number): T[][] {
-  const calls: T[][] = [];
-  let current: T[] = [];
-  let total = 0;
-  for (const entry of entries) {
-    if (current.length > 0 && total + entry.bytes > limit) {
-      calls.push(current);
-      current = [];
-      total = 0;
-    }
-    current.push(entry);
-    total += entry.bytes;
-  }
-  if (current.length > 0) calls.push(current);
-  return calls;
 }
 
 function queueNameOf(queue: string): string {

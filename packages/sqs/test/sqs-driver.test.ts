@@ -171,7 +171,8 @@ if (!sqsEndpoint) {
         longPollMaxSeconds: 20,
         receiveCount: true,
         retentionSeconds: 3600,
-        batch: { publish: 10, receive: 10, settle: 10 },
+        // A SendMessageBatch holds MaximumMessageSize in all, less what SQS adds for 10 messages.
+        batch: { publish: 10, receive: 10, settle: 10, publishBytes: 262_144 - 10 * 70 },
         staleReceipt: 'ignored',
         deadLetter: { move: false, redriveAfterReceives: null },
       });

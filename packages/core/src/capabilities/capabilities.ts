@@ -44,6 +44,15 @@ export interface BatchLimits {
   receive: number;
   /** ack, release, lease extension and dead-lettering. */
   settle: number;
+  /**
+   * Most bytes one publish call may carry, its messages together, where the provider bounds a
+   * call's total as well as its count; absent, only `publish` bounds it. Each message counts as
+   * `maxBodyBytes` counts it (encoded envelope plus attribute names and values, in UTF-8), so
+   * a provider that counts more per message (SQS adds each attribute's data type, and its
+   * driver a FIFO attribute) declares its call limit less that much for a full batch. The
+   * Queue chunks by both; a message larger than this on its own goes in a call of its own.
+   */
+  publishBytes?: number;
 }
 
 /**

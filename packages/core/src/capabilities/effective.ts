@@ -49,6 +49,7 @@ export function assertCapabilities(caps: Capabilities, driverName: string): void
   count(caps.batch?.publish, 'batch.publish');
   count(caps.batch?.receive, 'batch.receive');
   count(caps.batch?.settle, 'batch.settle');
+  if (caps.batch?.publishBytes !== undefined) count(caps.batch.publishBytes, 'batch.publishBytes');
   if (!(caps.delay.maxSeconds >= 0)) problems.push('delay.maxSeconds must be >= 0');
   if (!(caps.delay.nativeMaxSeconds >= 0)) problems.push('delay.nativeMaxSeconds must be >= 0');
   if (caps.delay.nativeMaxSeconds > caps.delay.maxSeconds) {

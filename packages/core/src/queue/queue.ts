@@ -54,6 +54,7 @@ import {
   entriesOf,
   messageSizeBytes,
 } from './message-checks';
+import { publishChunks } from './publish-chunks';
 import { type DeliverySettler, ReceivedDelivery, type Settlement } from './received-delivery';
 import { decisiveError, type EntryFailure, sendWithEntryRetry } from './send-with-entry-retry';
 import { staleReceiptError } from './stale-receipt';
@@ -527,9 +528,7 @@ export class Queue<E extends EventMap = AnyEvents>
 
   async #publishOutgoing(messages: readonly OutgoingMessage[]): Promise<Array<PublishOutcome>> {
     const outcomes: PublishOutcome[] = [];
-    const size = this.capabilities.batch.publish;
-    for (let start = 0; start < messages.length; start += size) {
-      const chunk = messages.slice(start, start + size);
+    for (const chunk of publishChunks(messages, this.capabilities.batch)) {
       outcomes.push(
         ...(await sendWithEntryRetry(
           chunk,
