@@ -1,6 +1,6 @@
 import type { ConfigField } from './config-field';
 import {
-  ENV_VAR_NAME,
+  isEnvironmentVariableName,
   isSecretFieldName,
   isShowableName,
   looksLikeSecretValue,
@@ -33,7 +33,7 @@ export function parseConfigUrl(value: string, field: ConfigField): URL {
     if (looksLikeSecretValue(parameter)) {
       throw field.error(`query option ${shown} holds what looks like a secret (not shown)`);
     }
-    if (namesAnEnv(name) && !ENV_VAR_NAME.test(parameter)) {
+    if (namesAnEnv(name) && !isEnvironmentVariableName(parameter)) {
       throw field.error(`query option ${shown} takes the name of an environment variable`);
     }
   }

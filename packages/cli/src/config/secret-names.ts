@@ -1,3 +1,5 @@
+import { isEnvironmentVariableName } from '@queueport/core/driver';
+
 /**
  * What looks like a secret, by name. One list for the configuration check (a secret written
  * into the file is refused) and the output redaction (the environment's secrets are masked).
@@ -13,8 +15,20 @@ const SECRET_FIELD_NAME =
 /** `secretEnv`, `keyEnv`, `passwordEnv`: a field that names where a secret lives, not the secret. */
 const NAMES_AN_ENV = /Env$/;
 
-/** A variable's name, as the configuration's `*Env` fields take it. */
-export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/**
+ * A variable's name, as the configuration's `*Env` fields and URL options take it: core's one
+ * rule, the one the adapters read by and `redactUrl` shows by (upper case, POSIX-portable).
+ */
+export { isEnvironmentVariableName };
+
+/**
+ * A key the process environment holds, which may be any case (`npm_config_token`): quoted in a
+ * warning only when it reads as a word. Not a rule for names queueport takes; that is
+ * `isEnvironmentVariableName`.
+ */
+export function isPrintableEnvironmentKey(key: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(key);
+}
 
 export function isSecretEnvName(name: string): boolean {
   return SECRET_ENV_NAME.test(name);
@@ -52,7 +66,10 @@ export function isShowableWord(word: string): boolean {
 /** A variable's name that may be quoted: not a pasted secret that happens to fit the syntax. */
 export function isShowableEnvName(name: string): boolean {
   return (
-    ENV_VAR_NAME.test(name) && !looksGenerated(name) && !looksLikeSecretValue(name) && !/^ifr_/i.test(name)
+    isEnvironmentVariableName(name) &&
+    !looksGenerated(name) &&
+    !looksLikeSecretValue(name) &&
+    !/^ifr_/i.test(name)
   );
 }
 

@@ -3,7 +3,12 @@ import { parseConfigUrl } from './check-url';
 import { ConfigField } from './config-field';
 import type { LedgerConfig, ProviderConfig, QueueportConfig, ReceiverConfig } from './config-types';
 import { adapterSpecifiers } from './configured-adapters';
-import { ENV_VAR_NAME, isShowableName, isShowableWord, looksLikeSecretValue } from './secret-names';
+import {
+  isEnvironmentVariableName,
+  isShowableName,
+  isShowableWord,
+  looksLikeSecretValue,
+} from './secret-names';
 
 export interface ValidateOptions {
   /** Schemes besides the built-in ones (adapters passed in by a program, or the configuration's `adapters`). */
@@ -116,9 +121,9 @@ function envName(value: unknown, field: ConfigField): string {
   if (looksLikeSecretValue(name) || /:\/\//.test(name)) {
     throw field.error('takes the name of an environment variable, not the secret itself (not shown)');
   }
-  if (!ENV_VAR_NAME.test(name)) {
+  if (!isEnvironmentVariableName(name)) {
     throw field.error(
-      'takes the name of an environment variable: letters, digits and "_", not starting with a digit',
+      'takes the name of an environment variable: upper-case letters, digits and "_", not starting with a digit',
     );
   }
   return name;

@@ -2,7 +2,7 @@ import { assessSecret, redactSecrets, type SecretAssessment } from '@queueport/c
 import type { Env } from '../config/config-env';
 import { namedEnvVars } from '../config/config-env';
 import type { LoadedConfig } from '../config/config-types';
-import { ENV_VAR_NAME, isSecretEnvName } from '../config/secret-names';
+import { isPrintableEnvironmentKey, isSecretEnvName } from '../config/secret-names';
 import type { CommandReport } from './report-types';
 
 /** Values of secret-looking variables that are plainly settings, not secrets: never warned about. */
@@ -115,7 +115,7 @@ export class Redactor {
         trimmed !== '' &&
         !NOT_SECRETS.has(trimmed.toLowerCase()) &&
         (configured || trimmed.length >= MIN_MASKED_CHARS);
-      if (warn && ENV_VAR_NAME.test(name)) this.#unmasked.set(name, { name, verdict });
+      if (warn && isPrintableEnvironmentKey(name)) this.#unmasked.set(name, { name, verdict });
     }
     this.add(values);
   }
