@@ -64,8 +64,8 @@ describe('queueport drill fails, saying why, when', () => {
       status: 'failed',
       detail: expect.stringMatching(/^misconfigured URL: the provider's URL is not a URL/),
     });
-    // Discovery needs no queue: the schema is still checked, and is fine.
-    expect(checkOf(report, 'missing-queue', 'canary.schema').status).toBe('passed');
+    // Discovery needs no queue: Infrai's preflight still checks the schema, and it is fine.
+    expect(checkOf(report, 'missing-queue', 'canary.preflight.schema-current').status).toBe('passed');
     for (const provider of ['bad-option', 'unknown-scheme', 'missing-queue', 'not-a-url']) {
       expectSkippedAfter(report, provider);
     }
@@ -107,7 +107,7 @@ describe('queueport drill fails, saying why, when', () => {
 
     expect(report.ok).toBe(false);
     expect(checkOf(report, 'infrai', 'canary.open').status).toBe('passed');
-    const schema = checkOf(report, 'infrai', 'canary.schema');
+    const schema = checkOf(report, 'infrai', 'canary.preflight.schema-current');
     expect(schema.status).toBe('failed');
     expect(schema.detail).toMatch(
       /^schema drifted: discovery at http:\/\/127\.0\.0\.1:\d+ differs from the snapshot/,
@@ -117,7 +117,7 @@ describe('queueport drill fails, saying why, when', () => {
     expectSkippedAfter(report, 'infrai');
     expect(checkOf(report, 'infrai', 'conformance')).toMatchObject({
       status: 'skipped',
-      detail: expect.stringMatching(/^not run: the canary failed at canary\.schema/),
+      detail: expect.stringMatching(/^not run: the canary failed at canary\.preflight\.schema-current/),
     });
   });
 

@@ -13,6 +13,11 @@ export class ConfigField {
     return new ConfigField(this.file, this.path ? `${this.path}.${shown}` : shown);
   }
 
+  /** The entry at `index` of a list: `adapters[0]`. */
+  item(index: number): ConfigField {
+    return new ConfigField(this.file, `${this.path}[${index}]`);
+  }
+
   error(message: string): ConfigError {
     return new ConfigError(message, this.file, this.path || undefined);
   }

@@ -15,7 +15,7 @@ export function adapterSpecifiers(value: unknown, field: ConfigField): string[] 
       'must be a list of package names or paths, e.g. ["@acme/queueport-kafka", "./adapter.mjs"]',
     );
   }
-  return value.map((entry, index) => field.child(String(index)).string(entry));
+  return value.map((entry, index) => field.item(index).string(entry));
 }
 
 /**
@@ -38,7 +38,7 @@ export async function loadConfiguredAdapters(
   const loaded: AdapterDefinition[] = [];
   const specifiers = adapterSpecifiers(declared, field);
   for (const [index, specifier] of specifiers.entries()) {
-    const at = field.child(String(index));
+    const at = field.item(index);
     const definitions = definitionsOf(await importAdapter(specifier, file, at));
     if (definitions.length === 0) {
       throw at.error(
@@ -71,7 +71,7 @@ async function importAdapter(specifier: string, file: string, at: ConfigField): 
       throw at.error(
         isPathSpecifier(specifier)
           ? `${shown(specifier)} could not be loaded: no module at ${shown(path.resolve(path.dirname(file), specifier))}`
-          : `${shown(specifier)} could not be loaded: it is not installed where the configuration is (npm i ${shown(specifier)})`,
+          : `${shown(specifier)} could not be loaded: it is not installed where the configuration is (npm i ${looksLikeSecretValue(specifier) ? '<the package>' : specifier})`,
       );
     }
     throw at.error(`${shown(specifier)} could not be loaded: ${loaderMessage(error)}`);
