@@ -160,7 +160,7 @@ export class LeaseLane {
   /**
    * Back to the front of the wait list, and the start BullMQ counted for the fetch taken back
    * first (while the lock still proves the job is ours): no application saw that delivery, and
-   * it must not count towards anyone's maxDeliveries.
+   * it must not count towards anyone's retry.maxAttempts.
    */
   async #handBack(entries: readonly Prefetched[]): Promise<void> {
     await Promise.allSettled(

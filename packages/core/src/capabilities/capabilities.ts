@@ -69,7 +69,7 @@ export interface DeadLetterCapability {
   /**
    * The provider moves a message on its own once it was received this many times (SQS's
    * redrive policy, the memory driver's `maxReceives`); null when it never does. A consumer's
-   * `maxDeliveries` may not exceed it, or the provider would take the message first.
+   * `retry.maxAttempts` may not exceed it, or the provider would take the message first.
    */
   redriveAfterReceives: number | null;
 }
