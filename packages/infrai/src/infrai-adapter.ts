@@ -53,7 +53,8 @@ export function createInfraiAdapter(adapterOptions: InfraiAdapterOptions = {}): 
     packageName: '@queueport/infrai',
     virtualClock: false,
     peers: [],
-    urls: infraiUrls,
+    // Holding its own key, the adapter reads no variable, whatever the URL's keyEnv says.
+    urls: adapterOptions.apiKey ? { ...infraiUrls, envNames: () => [] } : infraiUrls,
     secretPatterns: INFRAI_SECRET_PATTERNS,
     endpoint: (url) => {
       if (!url.hostname) return undefined;

@@ -95,6 +95,9 @@ export async function startTestContext(options: TestContextOptions = {}): Promis
   const loaded: LoadedConfig = {
     config,
     file: options.file,
+    // The test's own adapters, as a program passes its own: their URL rules name what they read
+    // (the Infrai one holds its key, so no INFRAI_API_KEY is needed).
+    adapters,
     env,
     ...(options.exposeReceiver === false ? {} : { referenceReceiver: receiver }),
     close: async () => {},
