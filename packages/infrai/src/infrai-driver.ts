@@ -12,7 +12,8 @@ import {
   type ReleaseEntry,
   type SettleOutcome,
 } from '@queueport/core/driver';
-import { type DiscoverySnapshot, QUEUE_CAPABILITIES, SNAPSHOT } from './discovery/discovery-format';
+import { type DiscoverySnapshot, SNAPSHOT } from './discovery/discovery-format';
+import { assertQueueCapabilities } from './discovery/regions';
 import type { QueuePublishBatchResponse } from './generated/queue-types';
 import {
   type ContractLimits,
@@ -22,7 +23,6 @@ import {
   infraiCapabilities,
   type QueueFacts,
 } from './infrai-options';
-import { REGION_SHAPE } from './infrai-url';
 import { payloadText, unwrapPayload } from './message-payload';
 import { queueFactsOf } from './queue-facts';
 import { boundedText, confirmSettle, MESSAGE_ID_MAX, receivedMessages } from './received-answers';
@@ -56,7 +56,7 @@ export class InfraiDriver implements Driver {
         details: { field: 'apiKey' },
       });
     }
-    checkContract(snapshot, options.region, name);
+    assertQueueCapabilities(snapshot, options.region, name);
     const timeoutMs = checkTimeout(options.timeoutMs, name);
     const http = new InfraiHttp({
       baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
@@ -301,27 +301,4 @@ function checkTimeout(value: number | undefined, name: string): number {
     );
   }
   return value;
-}
-
-/** Every capability the driver calls is there, available, and offered in the region asked for. */
-function checkContract(snapshot: DiscoverySnapshot, region: string | undefined, name: string): void {
-  for (const id of QUEUE_CAPABILITIES) {
-    const contract = snapshot.capabilities[id];
-    if (!contract?.available) {
-      throw new QueueError(
-        'UNAVAILABLE',
-        `${name}: Infrai's discovery ${contract ? 'lists' : 'does not list'} ${id}${contract ? ' as unavailable' : ''}; the adapter needs it`,
-        { retryable: false, details: { capability: id } },
-      );
-    }
-    if (region === undefined) continue;
-    const offered = contract.regions;
-    if (!offered.includes(region)) {
-      throw new QueueError(
-        'INVALID_ARGUMENT',
-        `${name}: Infrai offers ${id} in ${offered.join(', ') || 'no region'}, not in ${REGION_SHAPE.test(region) ? region : 'the region given (not shown: it does not read as a region)'}`,
-        { details: { field: 'region', capability: id, offered } },
-      );
-    }
-  }
 }

@@ -366,7 +366,7 @@ describe('pnpm infrai:codegen: usage and failures exit 2', () => {
     const result = await codegen('--check', '--base-url', url);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      `infrai:codegen: Infrai discovery at ${url}/v1/discovery: could not reach it (ECONNREFUSED`,
+      `infrai:codegen: Infrai discovery at ${url}/v1/discovery: provider unreachable (ECONNREFUSED)`,
     );
     const json = await codegen('--check', '--json', '--base-url', url);
     expect(json.code).toBe(2);

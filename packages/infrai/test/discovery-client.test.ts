@@ -334,7 +334,8 @@ describe('fetchDiscovery: what is served, checked', () => {
         p === '/v1/discovery' ? { raw: `"${'x'.repeat(MAX_DISCOVERY_DOCUMENT_BYTES)}"` } : undefined,
     });
     const error = await failure(fetchDiscovery(server.url));
-    expect(error.code).toBe('UNAVAILABLE');
+    // The one transport's rule for every answer: the rest is never read.
+    expect(error).toMatchObject({ code: 'INTERNAL', retryable: false });
     expect(error.message).toContain('larger than');
   });
 });
@@ -345,9 +346,9 @@ describe('fetchDiscovery: HTTP and network failures', () => {
       answer: (p) => (p === '/v1/discovery' ? { status: 404, raw: 'not found' } : undefined),
     });
     const error = await failure(fetchDiscovery(server.url));
-    expect(error.code).toBe('UNAVAILABLE');
+    expect(error.code).toBe('NOT_FOUND');
     expect(error.retryable).toBe(false);
-    expect(error.message).toContain('HTTP 404; is the base URL the API origin');
+    expect(error.message).toContain('(HTTP_404, HTTP 404); is the base URL the API origin');
   });
 
   it('a 503 on a detail is retryable and names the capability', async () => {
@@ -361,9 +362,9 @@ describe('fetchDiscovery: HTTP and network failures', () => {
     expect(error.code).toBe('UNAVAILABLE');
     expect(error.retryable).toBe(true);
     expect(error.message).toBe(
-      `Infrai discovery at ${server.url}/v1/discovery/queue.publish: HTTP 503 SERVICE_UNAVAILABLE: try later`,
+      `Infrai discovery at ${server.url}/v1/discovery/queue.publish: try later (SERVICE_UNAVAILABLE, HTTP 503)`,
     );
-    expect(error.details).toMatchObject({ status: 503, providerCode: 'SERVICE_UNAVAILABLE' });
+    expect(error.details).toMatchObject({ httpStatus: 503, infraiCode: 'SERVICE_UNAVAILABLE' });
   });
 
   it('an envelope with ok: false under HTTP 200', async () => {
@@ -380,7 +381,8 @@ describe('fetchDiscovery: HTTP and network failures', () => {
           : undefined,
     });
     const error = await failure(fetchDiscovery(server.url));
-    expect(error.message).toContain('ok: false (HTTP 200) INTERNAL_ERROR: boom');
+    // ok: false under a 2xx is read as the capability calls read it: a failure (HTTP 502).
+    expect(error.message).toContain('boom (INTERNAL_ERROR, HTTP 502)');
     expect(error.retryable).toBe(true);
   });
 
@@ -402,7 +404,8 @@ describe('fetchDiscovery: HTTP and network failures', () => {
           : undefined,
     });
     const error = await failure(fetchDiscovery(server.url));
-    expect(error.message).toContain('HTTP 301; it redirects to https://elsewhere.example/v1/discovery');
+    expect(error.message).toContain('answered a redirect (HTTP 301), not Infrai');
+    expect(error.retryable).toBe(true);
   });
 
   it('nobody listening', async () => {
@@ -412,7 +415,7 @@ describe('fetchDiscovery: HTTP and network failures', () => {
     expect(error.code).toBe('UNAVAILABLE');
     expect(error.retryable).toBe(true);
     expect(error.message).toContain(
-      `Infrai discovery at ${server.url}/v1/discovery: could not reach it (ECONNREFUSED`,
+      `Infrai discovery at ${server.url}/v1/discovery: provider unreachable (ECONNREFUSED)`,
     );
   });
 
@@ -425,7 +428,7 @@ describe('fetchDiscovery: HTTP and network failures', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(error.code).toBe('UNAVAILABLE');
     expect(error.message).toBe(
-      `Infrai discovery at ${server.url}/v1/discovery/queue.ack: no answer within 300 ms`,
+      `Infrai discovery at ${server.url}/v1/discovery/queue.ack: no answer from Infrai within 300 ms`,
     );
   });
 
@@ -478,6 +481,22 @@ describe('regions', () => {
     );
     const unknown = checkRegion(snapshot, 'queue.purge', 'eu-west');
     expect(!unknown.ok && unknown.message).toBe("Infrai's discovery does not list queue.purge at all");
+  });
+
+  it('a region that does not read as one (a pasted key?) is never shown', () => {
+    const check = checkRegion(SNAPSHOT, 'queue.publish', 'ifr_pk_live_abc123');
+    expect(!check.ok && check.message).toBe(
+      'Infrai does not offer queue.publish in the region given (not shown: it does not read as a region); it offers it in: eu-west, us-east',
+    );
+    try {
+      assertRegion(SNAPSHOT, 'queue.ack', 'ifr_pk_live_abc123', 'infrai:orders');
+      expect.unreachable();
+    } catch (error) {
+      expect((error as QueueError).message).toMatch(
+        /^infrai:orders: Infrai does not offer queue\.ack in the region given/,
+      );
+      expect(JSON.stringify((error as QueueError).details)).not.toContain('ifr_pk');
+    }
   });
 
   it('assertRegion throws INVALID_ARGUMENT with the offered regions', () => {

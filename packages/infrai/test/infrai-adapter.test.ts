@@ -116,7 +116,9 @@ describe('opening a queue', () => {
       code: 'INVALID_ARGUMENT',
       details: { field: 'region', offered: ['eu-west', 'us-east'] },
     });
-    expect((error as QueueError).message).toMatch(/offers queue\.\S+ in eu-west, us-east, not in ap-south/);
+    expect((error as QueueError).message).toMatch(
+      /does not offer queue\.\S+ in region "ap-south"; it offers it in: eu-west, us-east/,
+    );
     expect(httpCalls(f).length).toBe(before);
     // A region the snapshot offers opens.
     const driver = await f.adapter.open(f.urlOf('orders', 'region=eu-west'), {});

@@ -1,3 +1,6 @@
-export * from './discovery-client';
+export * from './check-discovery';
 export * from './discovery-format';
 export * from './drift';
+export * from './fetch-discovery';
+export * from './regions';
+export * from './snapshot-file';

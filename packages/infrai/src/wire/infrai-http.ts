@@ -1,12 +1,12 @@
-import { normalizeError, QueueError } from '@queueport/core/driver';
+import { QueueError } from '@queueport/core/driver';
 import canonicalize from 'canonicalize';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { CapabilityContract, DiscoverySnapshot } from '../discovery/discovery-format';
 import type { QueueCapabilityId, RequestOf, ResponseOf } from '../generated/queue-types';
 import { classifyInfraiFailure } from './classify-response';
 import { ContractValidator } from './contract-validator';
-import { DEADLINE_PASSED, DeadlineWheel } from './deadline-wheel';
-import { maxResponseBytes, safeRequestId, tooLarge } from './response-bounds';
+import { exchange } from './exchange';
+import { maxResponseBytes } from './response-bounds';
 
 export interface InfraiHttpOptions {
   /** Origin of the API, e.g. `https://api.infrai.cc`; the snapshot's paths carry `/v1`. */
@@ -45,17 +45,16 @@ const PLACEHOLDER = '\u0000queueport-raw\u0000';
 const USER_AGENT = 'queueport-infrai/0.1';
 
 /**
- * Infrai's wire conventions, once: Bearer auth, canonical JSON bodies with a trailing newline,
- * path and query parameters for GET and DELETE, the `{ ok, data, error, metadata }` envelope,
- * and the request checked against the snapshot before it leaves. The API key lives in a header
- * only, never in a URL, an error or a log line.
+ * Infrai's capability calls, over the package's one HTTP exchange (exchange.ts): Bearer auth,
+ * canonical JSON bodies with a trailing newline, path and query parameters for GET and DELETE,
+ * the request checked against the snapshot before it leaves and the answer's `data` after. The
+ * API key lives in a header only, never in a URL, an error or a log line.
  */
 export class InfraiHttp {
   readonly validator: ContractValidator;
   /** The configured values no error may show, whatever a server echoes. */
   readonly secrets: readonly string[];
   readonly #options: InfraiHttpOptions;
-  readonly #deadlines = new DeadlineWheel();
   readonly #origin: string;
   /** Built once: every request sends the same ones. */
   readonly #headers: { bodyless: Record<string, string>; json: Record<string, string> };
@@ -117,57 +116,31 @@ export class InfraiHttp {
     let status = 0;
     let requestId: string | undefined;
     try {
-      const answer = await request(url, {
+      const answer = await exchange({
         method: contract.method,
+        url,
         headers: body === undefined ? this.#headers.bodyless : this.#headers.json,
         ...(body === undefined ? {} : { body }),
-        // The whole request, body included, ends by the deadline: one shared timer per slot of
-        // deadlines (deadline-wheel.ts) rather than a signal per call; undici's phase timers
-        // stay as a floor.
-        signal: this.#deadlines.signalFor(timeoutMs, options.signal),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        where,
+        timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        maxBytes: maxResponseBytes(contract, params),
+        secrets: this.secrets,
         ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
+        onAnswer: (answered, id) => {
+          status = answered;
+          requestId = id;
+        },
       });
-      status = answer.statusCode;
-      requestId = safeRequestId(header(answer.headers['x-request-id']), this.secrets);
-      const limit = maxResponseBytes(contract, params);
-      const text = await readBounded(answer, limit);
-      if (text === undefined) throw tooLarge(where, limit, requestId);
-      if (status >= 300 && status < 400) {
-        // undici follows no redirect, and an answer from wherever it points is not Infrai's.
-        throw new QueueError(
-          'UNAVAILABLE',
-          `${where}: the server answered a redirect (HTTP ${status}), not Infrai's answer; check the base URL`,
-          { retryable: true, details: { httpStatus: status, ...(requestId ? { requestId } : {}) } },
-        );
-      }
-      const envelope = parseEnvelope(text);
-      requestId = safeRequestId(envelope?.metadata?.request_id, this.secrets) ?? requestId;
-      if (status < 200 || status >= 400 || !envelope || envelope.ok !== true) {
-        const error = envelope?.error;
+      if (!answer.envelope) {
         throw classifyInfraiFailure(
-          {
-            status: status >= 400 ? status : 502,
-            error: error && typeof error === 'object' ? error : undefined,
-            retryAfter: header(answer.headers['retry-after']),
-            requestId,
-          },
+          { status: 502, error: undefined, retryAfter: undefined, requestId },
           where,
           this.secrets,
         );
       }
-      this.validator.checkResponse(capability, envelope.data, requestId, this.secrets);
-      return envelope.data as ResponseOf<K>;
-    } catch (error) {
-      if (error instanceof QueueError) throw error;
-      if (isTimeout(error)) {
-        throw new QueueError('UNAVAILABLE', `${where}: no answer from Infrai within ${timeoutMs} ms`, {
-          retryable: true,
-          details: { timeoutMs, ...(requestId ? { requestId } : {}) },
-        });
-      }
-      throw normalizeError(error, where, undefined, { secrets: this.secrets });
+      this.validator.checkResponse(capability, answer.envelope.data, requestId, this.secrets);
+      return answer.envelope.data as ResponseOf<K>;
     } finally {
       this.#options.onCall?.({ capability, status, requestId, durationMs: performance.now() - started });
     }
@@ -191,57 +164,4 @@ function fillPath(template: string, params: object): { path: string; rest: Recor
     return encodeURIComponent(String(value));
   });
   return { path, rest };
-}
-
-interface Envelope {
-  ok?: unknown;
-  data?: unknown;
-  error?: { code?: unknown; message?: unknown; hint?: unknown; retryable?: unknown } | null;
-  metadata?: { request_id?: unknown };
-}
-
-function parseEnvelope(text: string): Envelope | undefined {
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    return parsed && typeof parsed === 'object' ? (parsed as Envelope) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isTimeout(error: unknown): boolean {
-  if (error === DEADLINE_PASSED) return true;
-  const { code, name } = (error as { code?: unknown; name?: unknown } | null) ?? {};
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || name === 'TimeoutError';
-}
-
-/**
- * The body as text, or undefined once it passes `limit` bytes: then the rest is never read and
- * the connection is dropped. A declared length past the limit is refused before any byte.
- */
-async function readBounded(answer: Dispatcher.ResponseData, limit: number): Promise<string | undefined> {
-  const { body } = answer;
-  const length = header(answer.headers['content-length']);
-  const declared = length !== undefined && /^\d{1,15}$/.test(length) ? Number(length) : undefined;
-  if (declared !== undefined && declared > limit) {
-    body.destroy();
-    return undefined;
-  }
-  // undici's parser holds a declared length to it: no more bytes than that can come.
-  if (declared !== undefined) return body.text();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
-}
-
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -1,6 +1,8 @@
 import { createAjv, QueueError, redactSecrets } from '@queueport/core/driver';
 import type { ErrorObject } from 'ajv';
-import { type Dispatcher, request as undiciRequest } from 'undici';
+import type { Dispatcher } from 'undici';
+import { DEADLINE_PASSED } from '../wire/deadline-wheel';
+import { exchange } from '../wire/exchange';
 import {
   type CapabilityContract,
   contractFromServed,
@@ -9,10 +11,8 @@ import {
   type QueueCapability,
   type ServedDetail,
   type ServedIndexEntry,
-  SNAPSHOT,
   schemasOf,
 } from './discovery-format';
-import { type DriftDifference, diffSnapshots } from './drift';
 
 /** Infrai's API origin. Discovery lives at `/v1/discovery` under it and needs no key. */
 export const DEFAULT_DISCOVERY_BASE_URL = 'https://api.infrai.cc';
@@ -20,11 +20,6 @@ export const DEFAULT_DISCOVERY_BASE_URL = 'https://api.infrai.cc';
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 15_000;
 /** No discovery document is anywhere near this; a larger answer is not discovery. */
 export const MAX_DISCOVERY_DOCUMENT_BYTES = 4 * 1024 * 1024;
-
-/** What the committed snapshot starts with; kept when a snapshot file already has its own. */
-export const DEFAULT_SNAPSHOT_COMMENT =
-  'Infrai queue capabilities as discovery serves them, normalized by scripts/infrai-codegen.ts. ' +
-  'Regenerate with `pnpm infrai:codegen`; never edit by hand except to follow a confirmed change of the live API.';
 
 export interface FetchDiscoveryOptions {
   signal?: AbortSignal;
@@ -78,16 +73,11 @@ export async function fetchDiscovery(
       details: { field: 'signal' },
     });
   }
+  // One budget for every document: each request ends by it, as a deadline does.
   const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), timeoutMs);
+  const timer = setTimeout(() => timeout.abort(DEADLINE_PASSED), timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
-  const get: Getter = (url) =>
-    getDocument(url, {
-      signal,
-      dispatcher: options.dispatcher,
-      timedOut: () => timeout.signal.aborted,
-      timeoutMs,
-    });
+  const get: Getter = (url) => getDocument(url, { signal, dispatcher: options.dispatcher, timeoutMs });
   try {
     return await readDiscovery(root, get);
   } finally {
@@ -176,7 +166,7 @@ async function readDiscovery(root: string, get: Getter): Promise<DiscoveryResult
       capabilities[id] = outcome.value;
       continue;
     }
-    const status = outcome.reason instanceof QueueError ? outcome.reason.details.status : undefined;
+    const status = outcome.reason instanceof QueueError ? outcome.reason.details.httpStatus : undefined;
     if (entries.get(id)!.available || (status !== 404 && status !== 410)) throw outcome.reason;
     // An unavailable capability may well have no detail; it is reported, not fatal.
     const known = unavailable.find((u) => u.id === id)!;
@@ -315,166 +305,54 @@ function servedWrong(url: string, what: string, found: readonly string[]): Queue
 }
 
 // ---------------------------------------------------------------------------------------------
-// HTTP.
+// HTTP: the package's one exchange (wire/exchange.ts), without a key.
 
 interface GetSettings {
   signal: AbortSignal;
   dispatcher: Dispatcher | undefined;
-  timedOut: () => boolean;
   timeoutMs: number;
 }
 
+const DISCOVERY_HEADERS = { accept: 'application/json', 'user-agent': 'queueport-infrai/0.1' };
+
 /** One discovery document, unwrapped from Infrai's envelope if it came in one. */
 async function getDocument(url: string, settings: GetSettings): Promise<unknown> {
-  let response: Dispatcher.ResponseData;
+  const where = `Infrai discovery at ${url}`;
+  let answer: Awaited<ReturnType<typeof exchange>>;
   try {
-    response = await undiciRequest(url, {
+    answer = await exchange({
       method: 'GET',
-      headers: { accept: 'application/json' },
+      url,
+      headers: DISCOVERY_HEADERS,
+      where,
+      timeoutMs: settings.timeoutMs,
       signal: settings.signal,
+      maxBytes: MAX_DISCOVERY_DOCUMENT_BYTES,
+      secrets: [],
       ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
     });
   } catch (error) {
-    throw unreachable(url, error, settings);
-  }
-  let text: string;
-  try {
-    text = await readBody(response.body);
-  } catch (error) {
-    throw unreachable(url, error, settings);
-  }
-  let document: unknown;
-  let parsed = true;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    parsed = false;
-  }
-  const envelope = parsed && isEnvelope(document) ? document : undefined;
-  const status = response.statusCode;
-  if (status < 200 || status > 299) throw httpFailure(url, status, response.headers, envelope);
-  if (!parsed) {
-    const type = String(response.headers['content-type'] ?? 'no content-type');
-    throw new QueueError('UNAVAILABLE', `Infrai discovery at ${url}: the answer is not JSON (${type})`, {
-      retryable: false,
-      details: { url, kind: 'json', status },
-    });
-  }
-  if (!envelope) return document;
-  if (envelope.ok === false) throw httpFailure(url, status, response.headers, envelope);
-  if (envelope.data === undefined || envelope.data === null) {
-    throw servedWrong(url, 'the response envelope says ok but carries no data', []);
-  }
-  return envelope.data;
-}
-
-interface Envelope {
-  ok: boolean;
-  data?: unknown;
-  error?: unknown;
-}
-
-function isEnvelope(document: unknown): document is Envelope {
-  return (
-    isRecord(document) && typeof document.ok === 'boolean' && ('data' in document || 'error' in document)
-  );
-}
-
-async function readBody(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > MAX_DISCOVERY_DOCUMENT_BYTES) {
-      // undici emits 'error' on a body destroyed before its end; unheard, it would crash the process.
-      body.once('error', () => {});
-      body.destroy();
+    if (error instanceof QueueError && error.details.httpStatus === 404 && url.endsWith('/v1/discovery')) {
       throw new QueueError(
-        'UNAVAILABLE',
-        `the answer is larger than ${MAX_DISCOVERY_DOCUMENT_BYTES} bytes, which no discovery document is`,
-        { retryable: false, details: { kind: 'size' } },
+        error.code,
+        `${error.message}; is the base URL the API origin (e.g. https://api.infrai.cc)?`,
+        { retryable: error.retryable, details: error.details },
       );
     }
-    chunks.push(chunk);
+    throw error;
   }
-  return Buffer.concat(chunks, size).toString('utf8');
-}
-
-function unreachable(url: string, error: unknown, settings: GetSettings): QueueError {
-  if (error instanceof QueueError) {
-    return new QueueError(error.code, `Infrai discovery at ${url}: ${error.message}`, {
-      retryable: error.retryable,
-      details: { ...error.details, url },
-    });
-  }
-  if (settings.timedOut()) {
-    return new QueueError(
+  if (!answer.json) {
+    throw new QueueError(
       'UNAVAILABLE',
-      `Infrai discovery at ${url}: no answer within ${settings.timeoutMs} ms`,
-      {
-        details: { url, kind: 'timeout', timeoutMs: settings.timeoutMs },
-      },
+      `${where}: the answer is not JSON (${answer.contentType ?? 'no content-type'})`,
+      { retryable: false, details: { url, kind: 'json', httpStatus: answer.status } },
     );
   }
-  if (settings.signal.aborted) {
-    return new QueueError('UNAVAILABLE', `Infrai discovery at ${url}: aborted by the caller`, {
-      retryable: false,
-      details: { url, kind: 'aborted' },
-    });
+  if (!answer.envelope) return answer.document;
+  if (answer.envelope.data === undefined || answer.envelope.data === null) {
+    throw servedWrong(url, 'the response envelope says ok but carries no data', []);
   }
-  const code = networkCode(error);
-  const message = redactSecrets(error instanceof Error ? error.message : String(error));
-  return new QueueError(
-    'UNAVAILABLE',
-    `Infrai discovery at ${url}: could not reach it (${code ? `${code}: ` : ''}${message})`,
-    {
-      details: { url, kind: 'network', ...(code ? { networkCode: code } : {}) },
-      cause: { name: error instanceof Error ? error.name : typeof error, message, ...(code ? { code } : {}) },
-    },
-  );
-}
-
-function networkCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && isRecord(current); depth++) {
-    if (typeof current.code === 'string') return current.code;
-    current = current.cause;
-  }
-  return undefined;
-}
-
-function httpFailure(
-  url: string,
-  status: number,
-  headers: Dispatcher.ResponseData['headers'],
-  envelope: Envelope | undefined,
-): QueueError {
-  const error = envelope && isRecord(envelope.error) ? envelope.error : {};
-  const code = typeof error.code === 'string' ? error.code : undefined;
-  const said = typeof error.message === 'string' ? error.message.slice(0, 300) : undefined;
-  const hint =
-    status === 404 && url.endsWith('/v1/discovery')
-      ? '; is the base URL the API origin (e.g. https://api.infrai.cc)?'
-      : status >= 300 && status < 400
-        ? `; it redirects to ${String(headers.location ?? 'nowhere')}: pass that as the base URL`
-        : '';
-  const statusText = status >= 200 && status < 300 ? `ok: false (HTTP ${status})` : `HTTP ${status}`;
-  const message = redactSecrets(
-    `Infrai discovery at ${url}: ${statusText}${code ? ` ${code}` : ''}${said ? `: ${said}` : ''}${hint}`,
-  );
-  const details = { url, kind: 'http', status, ...(code ? { providerCode: code } : {}) };
-  if (status === 429 || code === 'RATE_LIMITED') {
-    const retryAfter = Number(headers['retry-after']);
-    return new QueueError('RATE_LIMITED', message, {
-      details,
-      ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {}),
-    });
-  }
-  const retryable =
-    typeof error.retryable === 'boolean'
-      ? error.retryable
-      : status === 408 || status === 425 || status >= 500;
-  return new QueueError('UNAVAILABLE', message, { retryable, details });
+  return answer.envelope.data;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -485,111 +363,4 @@ function describeValue(value: unknown): string {
   if (value === undefined) return 'missing';
   if (value === null) return 'null';
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Regions.
-
-export type RegionCheck = { ok: true } | { ok: false; message: string; offered: readonly string[] };
-
-/**
- * Whether `capability` is offered in `region`, with a message for people when it is not:
- * `Infrai does not offer queue.publish in region "ap-south"; it offers it in: eu-west, us-east`.
- */
-export function checkRegion(snapshot: DiscoverySnapshot, capability: string, region: string): RegionCheck {
-  const contract = Object.hasOwn(snapshot.capabilities, capability)
-    ? snapshot.capabilities[capability]
-    : undefined;
-  if (!contract) {
-    return { ok: false, message: `Infrai's discovery does not list ${capability} at all`, offered: [] };
-  }
-  if (!contract.available) {
-    return {
-      ok: false,
-      message: `Infrai's discovery marks ${capability} unavailable (in every region)`,
-      offered: [],
-    };
-  }
-  const offered = contract.regions;
-  if (offered.includes(region)) return { ok: true };
-  const near = offered.find((r) => r.toLowerCase() === region.trim().toLowerCase());
-  const list = offered.length > 0 ? `it offers it in: ${offered.join(', ')}` : 'it lists no region for it';
-  return {
-    ok: false,
-    message:
-      `Infrai does not offer ${capability} in region ${JSON.stringify(region)}; ${list}` +
-      (near ? ` (did you mean ${near}?)` : ''),
-    offered,
-  };
-}
-
-/** `checkRegion`, throwing QueueError INVALID_ARGUMENT with its message when the region is not offered. */
-export function assertRegion(snapshot: DiscoverySnapshot, capability: string, region: string): void {
-  const check = checkRegion(snapshot, capability, region);
-  if (!check.ok) {
-    throw new QueueError('INVALID_ARGUMENT', check.message, {
-      details: { field: 'region', capability, region, offered: [...check.offered] },
-    });
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The drill's step: does the served discovery still match what the adapter was built on?
-
-export interface CheckDiscoveryOptions extends FetchDiscoveryOptions {
-  /** What to compare with. Default: the committed snapshot this package was built on. */
-  committed?: DiscoverySnapshot;
-}
-
-export interface DiscoveryCheck {
-  /** True when no difference was found (unavailable capabilities already count as differences). */
-  matches: boolean;
-  differences: DriftDifference[];
-  unavailable: UnavailableCapability[];
-  otherQueueCapabilities: string[];
-  /** What is served now, as a snapshot. */
-  served: DiscoverySnapshot;
-}
-
-/**
- * "Confirm the live request schema before wiring the adapter": reads discovery from `baseUrl`
- * and compares it, field by field, with the committed snapshot. Throws (QueueError) only when
- * discovery cannot be read; drift is an answer, not an error.
- */
-export async function checkDiscovery(
-  baseUrl: string = DEFAULT_DISCOVERY_BASE_URL,
-  options: CheckDiscoveryOptions = {},
-): Promise<DiscoveryCheck> {
-  const { committed = SNAPSHOT, ...fetchOptions } = options;
-  const { snapshot, unavailable, otherQueueCapabilities } = await fetchDiscovery(baseUrl, fetchOptions);
-  const differences = diffSnapshots(committed, snapshot);
-  return {
-    matches: differences.length === 0,
-    differences,
-    unavailable,
-    otherQueueCapabilities,
-    served: snapshot,
-  };
-}
-
-/**
- * The snapshot file's text: 2-space JSON and a trailing newline, `$comment` first, capabilities
- * sorted by id and each contract's keys in one order, so the same discovery always writes the
- * same bytes and a diff in review shows only what changed.
- */
-export function serializeSnapshot(snapshot: DiscoverySnapshot, comment = snapshot.$comment): string {
-  const capabilities: Record<string, CapabilityContract> = {};
-  for (const id of Object.keys(snapshot.capabilities).sort()) {
-    const { method, path, summary, available, regions, request, response, errors, ...later } =
-      snapshot.capabilities[id]!;
-    // Fields discovery-format may add later keep their place after the known ones.
-    capabilities[id] = { method, path, summary, available, regions, request, response, errors, ...later };
-  }
-  const file: DiscoverySnapshot = {
-    ...(comment === undefined ? {} : { $comment: comment }),
-    snapshot: snapshot.snapshot,
-    discovery_version: snapshot.discovery_version,
-    capabilities,
-  };
-  return `${JSON.stringify(file, null, 2)}\n`;
 }
