@@ -264,11 +264,6 @@ class DropsEarly extends DelegatingDriver {
   }
 }
 
-/** Closes without waking the long polls in progress. */
-class CloseLeavesPollsWaiting extends DelegatingDriver {
-  override async close() {}
-}
-
 /** Declares a 300 s dedupe window and keeps 295 s. */
 class ShortDedupeWindow extends DelegatingDriver {
   constructor(name: string, clock: VirtualClock) {
@@ -607,11 +602,6 @@ export const brokenDrivers: readonly BrokenDriverCase[] = [
     name: 'drops messages before their retention ends',
     caughtBy: 'retention',
     create: (c) => new DropsEarly('drops-early', c),
-  },
-  {
-    name: 'closes without ending the long polls in progress',
-    caughtBy: 'closed-queue',
-    create: (c) => new CloseLeavesPollsWaiting('close-leaves-polls', c),
   },
   {
     name: 'keeps a dedupe window 5 s shorter than it declares',

@@ -1,5 +1,7 @@
 import {
   type Capabilities,
+  checkDriverOptions,
+  type DriverOptionsSchema,
   MAX_BODY_BYTES,
   MAX_DELAY_SECONDS,
   MAX_LONG_POLL_SECONDS,
@@ -53,7 +55,7 @@ export const DEFAULT_KEEP_FAILED_SECONDS = 14 * 86_400;
 /** The derived stalled-check interval's bounds: checks cost a script run each, on every queue. */
 export const MIN_STALLED_INTERVAL_MS = 250;
 export const MAX_STALLED_INTERVAL_MS = 5000;
-/** BullMQ keeps a job until it is processed; the manifest needs a finite number. */
+/** BullMQ keeps a job until it is processed; the manifest needs a finite number (the Queue reports the portable 14 days). */
 const TEN_YEARS_SECONDS = 10 * 365 * 86_400;
 /** Bodies past this would make every Redis round trip slow for everyone on the server. */
 const LARGEST_BODY_BYTES = 16 * 1024 * 1024;
@@ -69,21 +71,46 @@ export interface ResolvedOptions {
   maxBodyBytes: number;
 }
 
+/**
+ * Each whole-number option's bounds, once: core's option reader checks them on the driver's
+ * options, and the URL grammar on a bullmq:// URL's.
+ */
+export const BULLMQ_OPTION_BOUNDS = {
+  dedupeWindowSeconds: { min: 1 },
+  keepCompletedSeconds: { min: 0 },
+  keepFailedSeconds: { min: 0 },
+  redriveAfterReceives: { min: 1 },
+  stalledIntervalMs: { min: 10 },
+  maxBodyBytes: { min: 1024, max: LARGEST_BODY_BYTES },
+} as const satisfies Record<string, { min: number; max?: number }>;
+
+const whole = ({ min, max }: { min: number; max?: number }) =>
+  ({ type: 'integer', minimum: min, maximum: max ?? Number.MAX_SAFE_INTEGER }) as const;
+
+/** The driver's options as core's option reader checks them. */
+export const bullmqOptionsSchema: DriverOptionsSchema = {
+  type: 'object',
+  properties: {
+    // Checked by the driver itself, with messages of their own (a connection is no JSON).
+    connection: {},
+    queueName: {},
+    name: { type: 'string' },
+    prefix: { type: 'string', minLength: 1, pattern: '^[^:]*$' },
+    dedupeWindowSeconds: whole(BULLMQ_OPTION_BOUNDS.dedupeWindowSeconds),
+    keepCompletedSeconds: whole(BULLMQ_OPTION_BOUNDS.keepCompletedSeconds),
+    keepFailedSeconds: whole(BULLMQ_OPTION_BOUNDS.keepFailedSeconds),
+    redriveAfterReceives: whole(BULLMQ_OPTION_BOUNDS.redriveAfterReceives),
+    stalledIntervalMs: whole(BULLMQ_OPTION_BOUNDS.stalledIntervalMs),
+    maxBodyBytes: whole(BULLMQ_OPTION_BOUNDS.maxBodyBytes),
+  },
+};
+
 export function resolveOptions(
-  options: Omit<BullmqDriverOptions, 'connection' | 'queueName'>,
+  given: Omit<BullmqDriverOptions, 'connection' | 'queueName'>,
 ): ResolvedOptions {
-  const dedupeWindowSeconds = whole(
-    'dedupeWindowSeconds',
-    options.dedupeWindowSeconds,
-    DEFAULT_DEDUPE_WINDOW_SECONDS,
-    1,
-  );
-  const keepCompletedSeconds = whole(
-    'keepCompletedSeconds',
-    options.keepCompletedSeconds,
-    dedupeWindowSeconds,
-    0,
-  );
+  const options = checkDriverOptions('BullMQ driver options', bullmqOptionsSchema, given);
+  const dedupeWindowSeconds = options.dedupeWindowSeconds ?? DEFAULT_DEDUPE_WINDOW_SECONDS;
+  const keepCompletedSeconds = options.keepCompletedSeconds ?? dedupeWindowSeconds;
   if (keepCompletedSeconds < dedupeWindowSeconds) {
     throw new QueueError(
       'INVALID_ARGUMENT',
@@ -91,26 +118,14 @@ export function resolveOptions(
       { details: { field: 'keepCompletedSeconds' } },
     );
   }
-  const prefix = options.prefix ?? 'bull';
-  if (typeof prefix !== 'string' || prefix === '' || prefix.includes(':')) {
-    throw new QueueError('INVALID_ARGUMENT', 'prefix must be a non-empty string without ":"', {
-      details: { field: 'prefix' },
-    });
-  }
   return {
-    prefix,
+    prefix: options.prefix ?? 'bull',
     dedupeWindowSeconds,
     keepCompletedSeconds,
-    keepFailedSeconds: whole('keepFailedSeconds', options.keepFailedSeconds, DEFAULT_KEEP_FAILED_SECONDS, 0),
-    redriveAfterReceives:
-      options.redriveAfterReceives === undefined
-        ? undefined
-        : whole('redriveAfterReceives', options.redriveAfterReceives, 1, 1),
-    stalledIntervalMs:
-      options.stalledIntervalMs === undefined
-        ? undefined
-        : whole('stalledIntervalMs', options.stalledIntervalMs, MAX_STALLED_INTERVAL_MS, 10),
-    maxBodyBytes: whole('maxBodyBytes', options.maxBodyBytes, MAX_BODY_BYTES, 1024, LARGEST_BODY_BYTES),
+    keepFailedSeconds: options.keepFailedSeconds ?? DEFAULT_KEEP_FAILED_SECONDS,
+    redriveAfterReceives: options.redriveAfterReceives,
+    stalledIntervalMs: options.stalledIntervalMs,
+    maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
   };
 }
 
@@ -136,22 +151,6 @@ export function bullmqCapabilities(options: ResolvedOptions): Capabilities {
     // the driver's redrive count does.
     deadLetter: { move: true, redriveAfterReceives: options.redriveAfterReceives ?? null },
   };
-}
-
-function whole(
-  field: string,
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new QueueError('INVALID_ARGUMENT', `${field} must be an integer from ${min} to ${max}`, {
-      details: { field },
-    });
-  }
-  return value;
 }
 
 /**

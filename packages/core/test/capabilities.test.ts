@@ -5,6 +5,7 @@ import {
   type Capabilities,
   effectiveCapabilities,
   MAX_LONG_POLL_SECONDS,
+  MAX_RETENTION_SECONDS,
   QueueError,
 } from '@queueport/core/driver';
 import { describe, expect, it } from 'vitest';
@@ -146,6 +147,20 @@ describe('effectiveCapabilities', () => {
       delay: { maxSeconds: 604_800, nativeMaxSeconds: 900, fractional: true },
     });
     expect(driver.maxBodyBytes).toBe(2_000_000);
+  });
+
+  it('narrows retention to the portable 14 days, and keeps a shorter one', () => {
+    const tenYears = 10 * 365 * 86_400;
+    expect(effectiveCapabilities(testCapabilities({ retentionSeconds: tenYears })).retentionSeconds).toBe(
+      MAX_RETENTION_SECONDS,
+    );
+    expect(effectiveCapabilities(testCapabilities({ retentionSeconds: 3 * 86_400 })).retentionSeconds).toBe(
+      3 * 86_400,
+    );
+    // What the Queue reports, while the driver's own declaration stays as it is.
+    const driver = new RecordingDriver({ capabilities: { retentionSeconds: tenYears } });
+    expect(new Queue(driver).capabilities.retentionSeconds).toBe(14 * 86_400);
+    expect(driver.capabilities.retentionSeconds).toBe(tenYears);
   });
 
   it('caps the long poll at the portable 20 s', () => {

@@ -1,5 +1,5 @@
 import { QueueError } from '../errors';
-import { MAX_BODY_BYTES, MAX_DELAY_SECONDS, MAX_LONG_POLL_SECONDS } from '../limits';
+import { MAX_BODY_BYTES, MAX_DELAY_SECONDS, MAX_LONG_POLL_SECONDS, MAX_RETENTION_SECONDS } from '../limits';
 import type { Capabilities } from './capabilities';
 
 export interface PortableLimits {
@@ -11,7 +11,9 @@ export interface PortableLimits {
 
 /**
  * The manifest the Queue enforces: the driver's, narrowed to the portable limits. A driver that
- * allows 1 MiB (SQS) or unbounded bodies (BullMQ) still gets 256 KB, so moving off it is safe.
+ * allows 1 MiB (SQS) or unbounded bodies (BullMQ) still gets 256 KB, so moving off it is safe;
+ * one that keeps messages for longer than the portable 14 days (BullMQ keeps a job until it is
+ * processed) reports 14 days, all that portable code may count on.
  * Where the Queue bridges long delays, `reservedBytes` (the bridge's own attribute) comes off
  * the driver's body limit, so a bridged hop always fits what the provider accepts.
  */
@@ -29,6 +31,7 @@ export function effectiveCapabilities(
     maxBodyBytes,
     delay: { ...driver.delay, maxSeconds, nativeMaxSeconds },
     longPollMaxSeconds: Math.min(driver.longPollMaxSeconds, MAX_LONG_POLL_SECONDS),
+    retentionSeconds: Math.min(driver.retentionSeconds, MAX_RETENTION_SECONDS),
   };
 }
 
