@@ -2,7 +2,7 @@ import { isQueueError, QueueError } from '@queueport/core';
 import { describe, expect, it, vi } from 'vitest';
 import { adapterEnvNames, checkAdapterUrl, knownSchemes, loadAdapter } from '../src/providers/known-adapters';
 
-vi.mock('@queueport/sqs', () => {
+vi.mock('@queueport/sqs/adapter', () => {
   throw Object.assign(new Error("Cannot find package '@aws-sdk/client-sqs'"), {
     code: 'ERR_MODULE_NOT_FOUND',
   });

@@ -4,14 +4,12 @@ import {
   type AdapterUrls,
   defineAdapter,
   guardedAdmin,
+  importWithPeers,
   type OpenContext,
   queueLocator,
   requireQueueName,
 } from '@queueport/core/driver';
 import { sqsErrorClassifier } from './classify-error';
-import { sqsAdmin } from './sqs-admin';
-import { clientFor } from './sqs-client';
-import { SqsDriver } from './sqs-driver';
 import { resolveTimeout } from './sqs-options';
 import { type ParsedSqsUrl, parseSqsUrl, queueUrl, sqsUrls } from './sqs-url';
 
@@ -29,10 +27,10 @@ export interface SqsAdapterOptions {
  * any provider. `createSqsAdapter({ client })` uses your own client.
  */
 export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): AdapterDefinition {
-  const connect = (parsed: ParsedSqsUrl, context: OpenContext) =>
+  const connect = async (parsed: ParsedSqsUrl, context: OpenContext) =>
     adapterOptions.client
       ? { client: adapterOptions.client, owns: false, secrets: [] as string[] }
-      : { ...clientFor(parsed, context.env ?? process.env), owns: true };
+      : { ...(await sdkParts()).clientFor(parsed, context.env ?? process.env), owns: true };
   return defineAdapter({
     scheme: 'sqs',
     packageName: '@queueport/sqs',
@@ -43,7 +41,8 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
     async open(url, context) {
       const parsed = parseSqsUrl(url);
       requireQueueName('sqs', parsed.queueName, 'sqs://eu-west-1/orders');
-      const { client, owns, secrets } = connect(parsed, context);
+      const { SqsDriver } = await sdkParts();
+      const { client, owns, secrets } = await connect(parsed, context);
       try {
         return await SqsDriver.open({
           ...parsed.options,
@@ -59,9 +58,10 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
         throw error;
       }
     },
-    admin(url, context) {
+    async admin(url, context) {
       const provider = parseSqsUrl(url);
-      const { client, owns, secrets } = connect(provider, context);
+      const { sqsAdmin } = await sdkParts();
+      const { client, owns, secrets } = await connect(provider, context);
       const locate = queueLocator({
         scheme: 'sqs',
         parse: parseSqsUrl,
@@ -90,6 +90,18 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
 
 /** What a user installs beside @queueport/sqs. */
 const SQS_PEERS = ['@aws-sdk/client-sqs'] as const;
+
+/**
+ * The parts that use the AWS SDK, imported at the first open or admin: the definition (its
+ * peers, its URL rules) reads without the SDK installed, and a missing SDK is a QueueError
+ * naming the install line, not an import failure.
+ */
+function sdkParts() {
+  return importWithPeers(
+    { scheme: 'sqs', packageName: '@queueport/sqs', peers: SQS_PEERS },
+    () => import('./sqs-sdk-parts'),
+  );
+}
 
 /**
  * How sqs:// URLs read, connecting to nothing: the grammar, and the check of the parts that are

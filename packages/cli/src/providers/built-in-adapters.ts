@@ -74,5 +74,5 @@ export const BUILT_IN_ADAPTERS: readonly BuiltInAdapter[] = [
     },
   },
   { scheme: 'bullmq', packageName: '@queueport/bullmq', load: () => import('@queueport/bullmq') },
-  { scheme: 'sqs', packageName: '@queueport/sqs', load: () => import('@queueport/sqs') },
+  { scheme: 'sqs', packageName: '@queueport/sqs', load: () => import('@queueport/sqs/adapter') },
 ];
