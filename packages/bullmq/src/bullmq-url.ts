@@ -1,6 +1,6 @@
 import { defineUrlGrammar, readEnv, urlOption } from '@queueport/core/driver';
 import type { RedisOptions } from 'ioredis';
-import type { BullmqDriverOptions } from './bullmq-options';
+import { BULLMQ_OPTION_BOUNDS as BOUNDS, type BullmqDriverOptions } from './bullmq-options';
 import { DEFAULT_TIMEOUT_MS } from './redis-connection';
 
 type UrlDriverOptions = Omit<BullmqDriverOptions, 'connection' | 'queueName' | 'name'>;
@@ -37,11 +37,11 @@ export const bullmqUrls = defineUrlGrammar({
     passwordEnv: urlOption.environmentVariable(),
     // Below 100 ms a healthy Redis on another host can miss it; past 10 minutes a hang goes unnoticed.
     timeoutMs: urlOption.milliseconds({ min: 100, max: 600_000, default: DEFAULT_TIMEOUT_MS }),
-    dedupeWindowSeconds: urlOption.seconds({ min: 1 }),
-    keepCompletedSeconds: urlOption.seconds(),
-    keepFailedSeconds: urlOption.seconds(),
-    stalledIntervalMs: urlOption.milliseconds({ min: 1 }),
-    maxBodyBytes: urlOption.integer({ min: 1 }),
+    dedupeWindowSeconds: urlOption.seconds(BOUNDS.dedupeWindowSeconds),
+    keepCompletedSeconds: urlOption.seconds(BOUNDS.keepCompletedSeconds),
+    keepFailedSeconds: urlOption.seconds(BOUNDS.keepFailedSeconds),
+    stalledIntervalMs: urlOption.milliseconds(BOUNDS.stalledIntervalMs),
+    maxBodyBytes: urlOption.integer(BOUNDS.maxBodyBytes),
   },
 });
 

@@ -1,4 +1,10 @@
-import { type Capabilities, MAX_BODY_BYTES, MAX_DELAY_SECONDS, QueueError } from '@queueport/core/driver';
+import {
+  type Capabilities,
+  checkDriverOptions,
+  type DriverOptionsSchema,
+  MAX_BODY_BYTES,
+  MAX_DELAY_SECONDS,
+} from '@queueport/core/driver';
 import type { Dispatcher } from 'undici';
 import type { DiscoverySnapshot } from './discovery/discovery-format';
 import { PAYLOAD_WRAPPER_BYTES } from './message-payload';
@@ -77,12 +83,31 @@ export function infraiCapabilities(
   };
 }
 
+/**
+ * Each whole-number option's bounds, once: core's option reader checks them on the driver's
+ * options, and the URL grammar on an infrai:// URL's. A timer holds at most 2^31 - 1 ms; past
+ * it node fires at once.
+ */
+export const INFRAI_OPTION_BOUNDS = {
+  dedupeWindowSeconds: { min: 1 },
+  timeoutMs: { min: 1, max: 2_147_483_647 },
+} as const satisfies Record<string, { min: number; max?: number }>;
+
+/** The options core's option reader checks (the rest are checked where they are used). */
+const infraiOptionsSchema: DriverOptionsSchema = {
+  type: 'object',
+  properties: {
+    dedupeWindowSeconds: {
+      type: 'integer',
+      minimum: INFRAI_OPTION_BOUNDS.dedupeWindowSeconds.min,
+      maximum: Number.MAX_SAFE_INTEGER,
+    },
+  },
+};
+
 export function checkDedupeWindow(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_DEDUPE_WINDOW_SECONDS;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new QueueError('INVALID_ARGUMENT', 'dedupeWindowSeconds must be a positive whole number', {
-      details: { field: 'dedupeWindowSeconds' },
-    });
-  }
-  return value;
+  const checked = checkDriverOptions('Infrai driver options', infraiOptionsSchema, {
+    dedupeWindowSeconds: value,
+  });
+  return checked.dedupeWindowSeconds ?? DEFAULT_DEDUPE_WINDOW_SECONDS;
 }

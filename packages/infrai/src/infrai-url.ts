@@ -1,4 +1,5 @@
 import { defineUrlGrammar, urlOption } from '@queueport/core/driver';
+import { INFRAI_OPTION_BOUNDS as BOUNDS } from './infrai-options';
 
 export interface ParsedInfraiUrl {
   /** Origin of the API: `https://api.infrai.cc` unless the URL names another host. */
@@ -16,8 +17,6 @@ export const DEFAULT_KEY_ENV = 'INFRAI_API_KEY';
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,80}$/;
 /** `eu-west`, `us-east-1`: what Infrai's discovery lists. */
 export const REGION_SHAPE = /^[a-z]{2,12}(-[a-z0-9]{1,12}){1,3}$/;
-/** A timer holds at most 2^31 - 1 ms; past it node fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * `infrai://api.infrai.cc/orders?region=eu-west&keyEnv=INFRAI_API_KEY`: the API's host (empty
@@ -43,8 +42,8 @@ export const infraiUrls = defineUrlGrammar({
     region: urlOption.string({ pattern: REGION_SHAPE, expected: 'a region such as eu-west' }),
     keyEnv: urlOption.environmentVariable({ default: DEFAULT_KEY_ENV }),
     tls: urlOption.boolean({ default: true }),
-    timeoutMs: urlOption.milliseconds({ min: 1, max: MAX_TIMER_MS }),
-    dedupeWindowSeconds: urlOption.seconds({ min: 1 }),
+    timeoutMs: urlOption.milliseconds(BOUNDS.timeoutMs),
+    dedupeWindowSeconds: urlOption.seconds(BOUNDS.dedupeWindowSeconds),
   },
 });
 

@@ -2,6 +2,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   BRIDGE_RESERVED_BYTES,
   type Capabilities,
+  checkDriverOptions,
+  type DriverOptionsSchema,
   FIFO_DEDUPE_WINDOW_SECONDS,
   MAX_DELAY_SECONDS,
   MAX_LONG_POLL_SECONDS,
@@ -82,41 +84,66 @@ export function bodyCapacity(facts: QueueFacts): number {
   );
 }
 
-export function resolveOptions(
-  options: Pick<
-    SqsDriverOptions,
-    'defaultGroupId' | 'nativeMaxDelaySeconds' | 'maxBodyBytes' | 'timeoutMs' | 'secrets'
-  >,
-  facts: QueueFacts,
-): ResolvedOptions {
-  const defaultGroupId = options.defaultGroupId;
-  if (
-    defaultGroupId !== undefined &&
-    (typeof defaultGroupId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(defaultGroupId))
-  ) {
-    throw new QueueError('INVALID_ARGUMENT', 'defaultGroupId must be 1-128 printable ASCII characters', {
-      details: { field: 'defaultGroupId' },
-    });
-  }
+/** The smallest maxBodyBytes: a kilobyte of body beside the bridge's reserve. */
+const MIN_BODY_BYTES = 1024 + BRIDGE_RESERVED_BYTES;
+
+/**
+ * Each whole-number option's bounds, once: core's option reader checks them on the driver's
+ * options, and the URL grammar on an sqs:// URL's. maxBodyBytes is also held to what the
+ * queue's MaximumMessageSize leaves, once the queue is read.
+ */
+export const SQS_OPTION_BOUNDS = {
+  nativeMaxDelaySeconds: { min: 1, max: SQS_NATIVE_MAX_DELAY_SECONDS },
+  maxBodyBytes: { min: MIN_BODY_BYTES },
+  timeoutMs: { min: 1, max: MAX_TIMEOUT_MS },
+} as const satisfies Record<string, { min: number; max?: number }>;
+
+const whole = ({ min, max }: { min: number; max?: number }) =>
+  ({ type: 'integer', minimum: min, maximum: max ?? Number.MAX_SAFE_INTEGER }) as const;
+
+/** The driver's options as core's option reader checks them. */
+export const sqsOptionsSchema: DriverOptionsSchema = {
+  type: 'object',
+  properties: {
+    // A client and the queue are checked where they are used (a client is no JSON).
+    client: {},
+    queue: {},
+    accountId: {},
+    ownsClient: { type: 'boolean' },
+    name: { type: 'string' },
+    defaultGroupId: { type: 'string', pattern: '^[\\x21-\\x7e]{1,128}$' },
+    nativeMaxDelaySeconds: whole(SQS_OPTION_BOUNDS.nativeMaxDelaySeconds),
+    maxBodyBytes: whole(SQS_OPTION_BOUNDS.maxBodyBytes),
+    timeoutMs: whole(SQS_OPTION_BOUNDS.timeoutMs),
+    secrets: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+type CheckedOptions = Pick<
+  SqsDriverOptions,
+  'defaultGroupId' | 'nativeMaxDelaySeconds' | 'maxBodyBytes' | 'timeoutMs' | 'secrets'
+>;
+
+const check = (options: CheckedOptions) =>
+  checkDriverOptions('SQS driver options', sqsOptionsSchema, options);
+
+export function resolveOptions(given: CheckedOptions, facts: QueueFacts): ResolvedOptions {
+  const options = check(given);
   const capacity = bodyCapacity(facts);
+  const maxBodyBytes = options.maxBodyBytes ?? capacity;
+  if (maxBodyBytes > capacity) {
+    throw new QueueError(
+      'INVALID_ARGUMENT',
+      `maxBodyBytes must be at most ${capacity}, what the queue's MaximumMessageSize leaves`,
+      { details: { field: 'maxBodyBytes' } },
+    );
+  }
   return {
-    defaultGroupId,
-    timeoutMs: resolveTimeout(options.timeoutMs),
+    defaultGroupId: options.defaultGroupId,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     secrets: resolveSecrets(options.secrets),
-    nativeMaxDelaySeconds: whole(
-      'nativeMaxDelaySeconds',
-      options.nativeMaxDelaySeconds,
-      SQS_NATIVE_MAX_DELAY_SECONDS,
-      1,
-      SQS_NATIVE_MAX_DELAY_SECONDS,
-    ),
-    maxBodyBytes: whole(
-      'maxBodyBytes',
-      options.maxBodyBytes,
-      capacity,
-      1024 + BRIDGE_RESERVED_BYTES,
-      capacity,
-    ),
+    nativeMaxDelaySeconds: options.nativeMaxDelaySeconds ?? SQS_NATIVE_MAX_DELAY_SECONDS,
+    maxBodyBytes,
   };
 }
 
@@ -150,25 +177,9 @@ export function sqsCapabilities(options: ResolvedOptions, facts: QueueFacts): Ca
 
 /** Checked before the first call, which already needs the deadline. */
 export function resolveTimeout(timeoutMs: number | undefined): number {
-  return whole('timeoutMs', timeoutMs, DEFAULT_TIMEOUT_MS, 1, MAX_TIMEOUT_MS);
+  return check({ timeoutMs }).timeoutMs ?? DEFAULT_TIMEOUT_MS;
 }
 
 export function resolveSecrets(secrets: readonly string[] | undefined): readonly string[] {
-  if (secrets === undefined) return [];
-  if (!Array.isArray(secrets) || !secrets.every((secret) => typeof secret === 'string')) {
-    throw new QueueError('INVALID_ARGUMENT', 'secrets must be an array of strings', {
-      details: { field: 'secrets' },
-    });
-  }
-  return secrets.filter((secret) => secret !== '');
-}
-
-function whole(field: string, value: number | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new QueueError('INVALID_ARGUMENT', `${field} must be an integer from ${min} to ${max}`, {
-      details: { field },
-    });
-  }
-  return value;
+  return (check({ secrets }).secrets ?? []).filter((secret) => secret !== '');
 }

@@ -1,7 +1,5 @@
 import { defineUrlGrammar, QueueError, urlOption } from '@queueport/core/driver';
-import { MAX_TIMEOUT_MS } from './call-bounds';
-import type { SqsDriverOptions } from './sqs-options';
-import { SQS_NATIVE_MAX_DELAY_SECONDS } from './sqs-options';
+import { SQS_OPTION_BOUNDS as BOUNDS, type SqsDriverOptions } from './sqs-options';
 
 type UrlDriverOptions = Pick<
   SqsDriverOptions,
@@ -49,9 +47,9 @@ export const sqsUrls = defineUrlGrammar({
       parse: localEndpoint,
     }),
     defaultGroupId: urlOption.string(),
-    nativeMaxDelaySeconds: urlOption.seconds({ min: 1, max: SQS_NATIVE_MAX_DELAY_SECONDS }),
-    maxBodyBytes: urlOption.integer({ min: 1 }),
-    timeoutMs: urlOption.milliseconds({ min: 1, max: MAX_TIMEOUT_MS }),
+    nativeMaxDelaySeconds: urlOption.seconds(BOUNDS.nativeMaxDelaySeconds),
+    maxBodyBytes: urlOption.integer(BOUNDS.maxBodyBytes),
+    timeoutMs: urlOption.milliseconds(BOUNDS.timeoutMs),
   },
 });
 

@@ -51,8 +51,46 @@ export interface OptionProblem {
  * (and `details.problems` all of them). `prefix` qualifies field names (`inputs[2].`).
  */
 export function checkOptions<T extends object>(kind: OptionsKind, value: T | undefined, prefix = ''): T {
-  if (value === undefined) return {} as T;
   const { validate, nested } = compiled[kind];
+  return checkAgainst(kind, validate, nested, value, prefix);
+}
+
+/** A driver's constructor options, as `checkDriverOptions` takes their schema. */
+export interface DriverOptionsSchema {
+  type: 'object';
+  /** Each option's JSON schema (ajv, strict mode); `{}` for one checked elsewhere (a client). */
+  properties: Readonly<Record<string, object>>;
+  required?: readonly string[];
+  /** `false` refuses an option the schema does not list, as core's own options do. */
+  additionalProperties?: boolean;
+}
+
+const driverValidators = new WeakMap<DriverOptionsSchema, ValidateFunction>();
+
+/**
+ * `checkOptions` for a driver's own constructor options: the same reading (a copy, read once;
+ * a getter that throws is a typed error) and the same INVALID_ARGUMENT naming every problem by
+ * its field, against the driver's schema, compiled once. `what` names them in the message
+ * (`BullMQ driver options`). Values are never quoted, only the rule they broke. Bounds that
+ * depend on what the provider said (a queue's message size) stay the driver's to check after.
+ */
+export function checkDriverOptions<T extends object>(what: string, schema: DriverOptionsSchema, value: T): T {
+  let validate = driverValidators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    driverValidators.set(schema, validate);
+  }
+  return checkAgainst(what, validate, [], value, '');
+}
+
+function checkAgainst<T extends object>(
+  kind: string,
+  validate: ValidateFunction,
+  nested: readonly string[],
+  value: T | undefined,
+  prefix: string,
+): T {
+  if (value === undefined) return {} as T;
   let copy: unknown;
   let valid: boolean;
   try {

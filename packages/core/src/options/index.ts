@@ -1,4 +1,11 @@
-export { checkOptions, type OptionProblem, type OptionsKind, unreadable } from './check-options';
+export {
+  checkDriverOptions,
+  checkOptions,
+  type DriverOptionsSchema,
+  type OptionProblem,
+  type OptionsKind,
+  unreadable,
+} from './check-options';
 export {
   closeOptionsSchema,
   consumeOptionsSchema,
