@@ -1,4 +1,6 @@
 import snapshotJson from '../../schemas/discovery-snapshot.json';
+// Types only (erased at run time): the codegen loads this module while the generated file may be stale.
+import type { QueueCapabilityId } from '../generated/queue-types';
 
 /** A JSON Schema as discovery serves it; kept as plain data. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -44,7 +46,7 @@ export const QUEUE_CAPABILITIES = [
   'queue.nack',
   'queue.publish',
   'queue.publish_batch',
-] as const;
+] as const satisfies readonly QueueCapabilityId[];
 export type QueueCapability = (typeof QUEUE_CAPABILITIES)[number];
 
 /** The committed snapshot (the adapter validates every request against it). */
