@@ -1,3 +1,3 @@
 import { packageBuild } from '../../scripts/build/tsup-package';
 
-export default packageBuild(['src/index.ts']);
+export default packageBuild({ index: 'src/index.ts', adapter: 'src/adapter-entry.ts' });

@@ -2,6 +2,7 @@ import {
   type AdapterDefinition,
   defineAdapter,
   guardedAdmin,
+  importWithPeers,
   normalizeError,
   type OpenContext,
   QueueError,
@@ -9,12 +10,10 @@ import {
   requireQueueName,
 } from '@queueport/core/driver';
 import type { Redis } from 'ioredis';
-import { bullmqAdmin } from './bullmq-admin';
-import { BullmqDriver } from './bullmq-driver';
+import type { BullmqDriver } from './bullmq-driver';
 import { bullmqUrls, type ParsedBullmqUrl, parseBullmqUrl, queueUrl } from './bullmq-url';
 import { classifyBullmqError } from './classify-error';
 import { redriveKey } from './queue-keys';
-import { openRedis } from './redis-connection';
 
 export interface BullmqAdapterOptions {
   /**
@@ -29,11 +28,13 @@ export interface BullmqAdapterOptions {
  * registry like any provider. `createBullmqAdapter({ connection })` uses your own connection.
  */
 export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): AdapterDefinition {
-  const connect = (parsed: ParsedBullmqUrl): { connection: Redis; owns: boolean; ready(): Promise<void> } => {
+  const connect = async (
+    parsed: ParsedBullmqUrl,
+  ): Promise<{ connection: Redis; owns: boolean; ready(): Promise<void> }> => {
     if (adapterOptions.connection) {
       return { connection: adapterOptions.connection, owns: false, ready: () => Promise.resolve() };
     }
-    const { connection, ready } = openRedis(parsed.redis, parsed.timeoutMs);
+    const { connection, ready } = (await peerParts()).openRedis(parsed.redis, parsed.timeoutMs);
     return { connection, owns: true, ready };
   };
   const parse = (url: URL, context: OpenContext) => parseBullmqUrl(url, context.env ?? process.env);
@@ -50,7 +51,8 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
     async open(url, context) {
       const parsed = parse(url, context);
       requireQueueName('bullmq', parsed.queueName, 'bullmq://127.0.0.1:6379/orders');
-      const { connection, owns, ready } = connect(parsed);
+      const { BullmqDriver } = await peerParts();
+      const { connection, owns, ready } = await connect(parsed);
       connection.on('error', () => {});
       const secrets = parsed.redis.password ? [parsed.redis.password] : [];
       let driver: BullmqDriver | undefined;
@@ -74,9 +76,10 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
         throw normalizeError(error, `bullmq:${parsed.queueName}`, classifyBullmqError, { secrets });
       }
     },
-    admin(url, context) {
+    async admin(url, context) {
       const provider = parse(url, context);
-      const { connection, owns, ready } = connect(provider);
+      const { bullmqAdmin } = await peerParts();
+      const { connection, owns, ready } = await connect(provider);
       connection.on('error', () => {});
       const prefix = provider.options.prefix ?? 'bull';
       const locate = queueLocator({
@@ -110,6 +113,17 @@ export function createBullmqAdapter(adapterOptions: BullmqAdapterOptions = {}): 
 
 /** What a user installs beside @queueport/bullmq. */
 const BULLMQ_PEERS = ['bullmq', 'ioredis'] as const;
+
+/**
+ * The parts that use BullMQ and ioredis, imported at the first open or admin: the definition
+ * reads without them, and a missing one is a QueueError naming the install line.
+ */
+function peerParts() {
+  return importWithPeers(
+    { scheme: 'bullmq', packageName: '@queueport/bullmq', peers: BULLMQ_PEERS },
+    () => import('./bullmq-peer-parts'),
+  );
+}
 
 /** The redrive count the admin stored with the queue; Redis's answer is checked like any input. */
 async function storedRedrive(connection: Redis, parsed: ParsedBullmqUrl): Promise<number | undefined> {

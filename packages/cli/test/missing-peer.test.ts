@@ -9,6 +9,10 @@ vi.mock('@aws-sdk/client-sqs', () => {
   });
 });
 
+vi.mock('bullmq', () => {
+  throw Object.assign(new Error("Cannot find package 'bullmq'"), { code: 'ERR_MODULE_NOT_FOUND' });
+});
+
 const INSTALL =
   'sqs:// providers need @queueport/sqs and its peers @aws-sdk/client-sqs, which could not be loaded: npm i @queueport/sqs @aws-sdk/client-sqs';
 
@@ -24,5 +28,15 @@ describe('an adapter whose peer is not installed', () => {
     expect(isQueueError(opened, 'INVALID_ARGUMENT')).toBe(true);
     expect((opened as Error).message).toBe(INSTALL);
     await expect(Promise.resolve(definition.admin!(new URL('sqs://eu-west-1'), {}))).rejects.toThrow(INSTALL);
+  });
+
+  it('names every peer of the package, from its definition (BullMQ without bullmq)', async () => {
+    const definition = await loadAdapter('bullmq');
+    expect(definition.peers).toEqual(['bullmq', 'ioredis']);
+    await expect(
+      Promise.resolve(definition.open(new URL('bullmq://127.0.0.1:6379/orders'), {})),
+    ).rejects.toThrow(
+      'bullmq:// providers need @queueport/bullmq and its peers bullmq, ioredis, which could not be loaded: npm i @queueport/bullmq bullmq ioredis',
+    );
   });
 });

@@ -9,7 +9,11 @@ import { randomBytes } from 'node:crypto';
 export interface BuiltInAdapter {
   scheme: string;
   packageName: string;
-  /** Imported only when a provider uses the scheme, so a package's peers are needed only by those who configure it. */
+  /**
+   * Imported only when a provider uses the scheme, so a package's peers are needed only by those
+   * who configure it. A package whose peers are optional exports its definition alone
+   * (`/adapter`), so a missing peer is read from the definition and named in the install line.
+   */
   load(): Promise<unknown>;
   /**
    * Starts an in-process provider for the embedded defaults (no configuration file): its URL, the
@@ -73,6 +77,6 @@ export const BUILT_IN_ADAPTERS: readonly BuiltInAdapter[] = [
       }
     },
   },
-  { scheme: 'bullmq', packageName: '@queueport/bullmq', load: () => import('@queueport/bullmq') },
+  { scheme: 'bullmq', packageName: '@queueport/bullmq', load: () => import('@queueport/bullmq/adapter') },
   { scheme: 'sqs', packageName: '@queueport/sqs', load: () => import('@queueport/sqs/adapter') },
 ];
