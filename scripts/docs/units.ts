@@ -1,7 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import ts from 'typescript';
-import { workspaceCompilerOptions } from './check-snippets';
+import { publicApi } from './public-api';
 
 /*
  * The units rule (ARCHITECTURE.md, "Units"): every duration's name ends in its unit, `Seconds`
@@ -75,138 +73,33 @@ export interface UnitViolation {
   problem: string;
 }
 
-/** Every entry point of every workspace package (`packages/*`, `conformance`), as imported. */
-export function entryPoints(root: string): string[] {
-  const dirs = [
-    ...readdirSync(path.join(root, 'packages')).map((d) => path.join('packages', d)),
-    'conformance',
-  ];
-  const entries: string[] = [];
-  for (const dir of dirs) {
-    const manifest = JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8')) as {
-      name: string;
-      exports?: Record<string, unknown>;
-    };
-    for (const key of Object.keys(manifest.exports ?? {})) {
-      if (key === './package.json') continue;
-      entries.push(key === '.' ? manifest.name : `${manifest.name}/${key.replace(/^\.\//, '')}`);
-    }
-  }
-  return entries.sort();
-}
-
 const NUMBER_LIKE = ts.TypeFlags.NumberLike;
 const NOTHING = ts.TypeFlags.Undefined | ts.TypeFlags.Null | ts.TypeFlags.Void;
 
+const isNumber = (type: ts.Type): boolean => {
+  const parts = (type.isUnion() ? type.types : [type]).filter((t) => !(t.flags & NOTHING));
+  return parts.length > 0 && parts.every((t) => (t.flags & NUMBER_LIKE) !== 0);
+};
+
 /**
- * Walks the public API of every entry point (exported interfaces, type aliases, classes with
- * their public members, functions and constants, and every object type they reach through
- * properties, parameters and return types) and reports each number whose name breaks the rule.
+ * Walks the public API of every entry point (public-api.ts) and reports each number whose name
+ * breaks the rule.
  */
 export function findUnitViolations(root: string): { violations: UnitViolation[]; checked: Set<string> } {
-  const options = workspaceCompilerOptions(root);
-  const host = ts.createCompilerHost(options, true);
-  const from = path.join(root, 'index.ts');
-  const files = entryPoints(root).map((entry) => {
-    const resolved = ts.resolveModuleName(entry, from, options, host).resolvedModule;
-    if (!resolved) throw new Error(`${entry} does not resolve from the workspace root`);
-    return { entry, file: resolved.resolvedFileName };
-  });
-  const program = ts.createProgram(
-    files.map((f) => f.file),
-    options,
-    host,
-  );
-  const checker = program.getTypeChecker();
-  const inWorkspace = (node: ts.Node | undefined): node is ts.Node => {
-    const file = node?.getSourceFile().fileName;
-    return file?.startsWith(root) === true && !file.includes('/node_modules/');
-  };
-  const where = (node: ts.Node): string => {
-    const source = node.getSourceFile();
-    const { line } = source.getLineAndCharacterOfPosition(node.getStart());
-    return `${path.relative(root, source.fileName)}:${line + 1}`;
-  };
-  const isNumber = (type: ts.Type): boolean => {
-    const parts = (type.isUnion() ? type.types : [type]).filter((t) => !(t.flags & NOTHING));
-    return parts.length > 0 && parts.every((t) => (t.flags & NUMBER_LIKE) !== 0);
-  };
-  const isPublic = (node: ts.Node): boolean => {
-    if (ts.isPrivateIdentifier((node as ts.NamedDeclaration).name ?? node)) return false;
-    const flags = ts.getCombinedModifierFlags(node as ts.Declaration);
-    return (flags & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) === 0;
-  };
-
+  const api = publicApi(root);
   const violations = new Map<string, UnitViolation>();
   const checked = new Set<string>();
-  const note = (name: string, node: ts.Node, via: string): void => {
-    checked.add(name);
-    const problem = unitProblem(name);
-    const at = where(node);
-    if (problem && !violations.has(`${name}@${at}`))
-      violations.set(`${name}@${at}`, { name, where: at, via, problem });
-  };
-
-  const seen = new Set<ts.Type>();
-  const walkType = (type: ts.Type, via: string, depth: number): void => {
-    if (depth > 8 || seen.has(type)) return;
-    seen.add(type);
-    if (type.isUnionOrIntersection()) {
-      for (const part of type.types) walkType(part, via, depth + 1);
-      return;
-    }
-    if (checker.isArrayType(type) || checker.isTupleType(type)) {
-      for (const arg of checker.getTypeArguments(type as ts.TypeReference)) walkType(arg, via, depth + 1);
-      return;
-    }
-    const symbol = type.aliasSymbol ?? type.getSymbol();
-    const declaration = symbol?.declarations?.[0];
-    // Only types this workspace declares (and anonymous object types): not lib, not node, not fast-check.
-    if (declaration && !inWorkspace(declaration)) return;
-    if (type.flags & ts.TypeFlags.Object) {
-      for (const property of checker.getPropertiesOfType(type)) {
-        const node = property.valueDeclaration ?? property.declarations?.[0];
-        if (!inWorkspace(node) || !isPublic(node)) continue;
-        const propertyType = checker.getTypeOfSymbolAtLocation(property, node);
-        if (isNumber(propertyType)) note(property.name, node, `${via}.${property.name}`);
-        walkType(propertyType, `${via}.${property.name}`, depth + 1);
-      }
-    }
-    for (const signature of [...type.getCallSignatures(), ...type.getConstructSignatures()]) {
-      walkSignature(signature, via, depth + 1);
-    }
-  };
-  const walkSignature = (signature: ts.Signature, via: string, depth: number): void => {
-    for (const parameter of signature.getParameters()) {
-      const node = parameter.valueDeclaration;
-      if (!inWorkspace(node)) continue;
-      const parameterType = checker.getTypeOfSymbolAtLocation(parameter, node);
-      if (isNumber(parameterType)) note(parameter.name, node, `${via}(${parameter.name})`);
-      walkType(parameterType, `${via}(${parameter.name})`, depth + 1);
-    }
-    walkType(signature.getReturnType(), `${via}()`, depth + 1);
-  };
-
-  for (const { entry, file } of files) {
-    const source = program.getSourceFile(file);
-    const moduleSymbol = source && checker.getSymbolAtLocation(source);
-    if (!moduleSymbol) throw new Error(`${entry}: no module at ${file}`);
-    for (const exported of checker.getExportsOfModule(moduleSymbol)) {
-      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-      const declaration = symbol.declarations?.[0];
-      if (!inWorkspace(declaration)) continue;
-      const via = `${entry}:${exported.name}`;
-      if (symbol.flags & (ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias | ts.SymbolFlags.Class)) {
-        walkType(checker.getDeclaredTypeOfSymbol(symbol), via, 0);
-      }
-      if (symbol.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Variable | ts.SymbolFlags.Class)) {
-        const valueType = checker.getTypeOfSymbolAtLocation(symbol, declaration);
-        if (symbol.flags & ts.SymbolFlags.Variable && isNumber(valueType))
-          note(exported.name, declaration, via);
-        walkType(valueType, via, 0);
-      }
-    }
-  }
+  api.walk(
+    api.files.map((f) => f.entry),
+    ({ name, node, type, via }) => {
+      if (!isNumber(type)) return;
+      checked.add(name);
+      const problem = unitProblem(name);
+      const at = api.where(node);
+      if (problem && !violations.has(`${name}@${at}`))
+        violations.set(`${name}@${at}`, { name, where: at, via, problem });
+    },
+  );
   return { violations: [...violations.values()], checked };
 }
 

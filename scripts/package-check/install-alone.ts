@@ -1,6 +1,6 @@
 /**
  * Proves that the packed packages install and work alone, outside this repository, the way a
- * user gets them: the tarballs of all six packages installed with npm into a scratch project
+ * user gets them: the tarballs of every published workspace package installed with npm into a scratch project
  * under the OS temp dir (with the provider clients they take as peers), then
  *   - the conformance suite run against the memory driver from plain `node`, as ESM and as
  *     CommonJS (what an adapter author does, with no native module anywhere);
@@ -20,29 +20,23 @@
  */
 
 import { existsSync, rmSync } from 'node:fs';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CheckFailed, killRunning, messageOf, Progress, readJson, run, walk } from './support';
-import {
-  ensureDist,
-  INSTALLED_FIELDS,
-  type Manifest,
-  PACKAGES,
-  type PackageName,
-  type Packed,
-  packAll,
-  ROOT,
-} from './workspace-packages';
+import { ensureDist, type Packed, packAll } from './tarballs';
+import { INSTALLED_FIELDS, type Manifest, PACKAGES, type PackageName, ROOT } from './workspace-packages';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /**
- * The only queueport packages each package may depend on, and how. An adapter author installs
- * conformance and memory with core alone: no ledger, no webhook.
+ * The only queueport packages each published package may depend on, and how. An adapter author
+ * installs conformance and memory with core alone: no ledger, no webhook. The package list itself
+ * comes from the workspace (workspace-packages.ts); a package this table does not know fails the
+ * check until someone decides what it may depend on.
  */
 const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 'optional peer'>> = {
   '@queueport/core': {},
@@ -57,13 +51,27 @@ const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 
     '@queueport/conformance': 'optional peer',
   },
   '@queueport/conformance': { '@queueport/core': 'dependency' },
+  // The embedded defaults (memory, the Infrai simulator) and the suite are what `queueport drill`
+  // runs with no configuration; the other adapters are loaded only when a URL names them.
+  '@queueport/cli': {
+    '@queueport/core': 'dependency',
+    '@queueport/conformance': 'dependency',
+    '@queueport/ledger': 'dependency',
+    '@queueport/webhook': 'dependency',
+    '@queueport/memory': 'dependency',
+    '@queueport/infrai': 'dependency',
+    '@queueport/bullmq': 'optional peer',
+    '@queueport/sqs': 'optional peer',
+  },
 };
 /**
  * Database clients that compile (better-sqlite3) or pull in what does (pg-native via pg): never
- * installed for a user who did not ask, so only ever optional peers, and only of the ledger.
+ * installed for a user who did not ask, so only ever optional peers, and only of the ledger and
+ * of the CLI, which opens the ledger its configuration names (a PostgreSQL user of the CLI never
+ * compiles SQLite; the SQLite ledger's error names `npm i better-sqlite3`).
  */
 const NATIVE_CLIENTS = ['better-sqlite3', 'pg'];
-const NATIVE_CLIENTS_ALLOWED_IN: PackageName = '@queueport/ledger';
+const NATIVE_CLIENTS_ALLOWED_IN: readonly PackageName[] = ['@queueport/ledger', '@queueport/cli'];
 /**
  * Provider clients a driver takes as required peers, never as dependencies: the application picks
  * their versions, and hands the driver its own ioredis connection, which must be an instance of
@@ -74,7 +82,7 @@ const CLIENT_PEERS: Partial<Record<PackageName, readonly string[]>> = {
   '@queueport/bullmq': ['bullmq', 'ioredis'],
   '@queueport/sqs': ['@aws-sdk/client-sqs'],
 };
-const CLIENTS = Object.values(CLIENT_PEERS).flat();
+const CLIENTS = Object.values(CLIENT_PEERS).flat() as string[];
 /**
  * Native build material a provider client brings, matched by the package that holds it. BullMQ
  * depends on msgpackr, whose optional dependency msgpackr-extract has an install script, a
@@ -86,13 +94,11 @@ const CLIENTS = Object.values(CLIENT_PEERS).flat();
 const NATIVE_FROM_CLIENTS: ReadonlyArray<{ pattern: RegExp; client: string }> = [
   { pattern: /^(msgpackr-extract|@msgpackr-extract\/.+)$/, client: 'bullmq' },
 ];
-/** What the conformance suite and its dependencies must never bring along. */
+/** The only queueport package the conformance suite brings along. */
+const WITH_CONFORMANCE: readonly PackageName[] = ['@queueport/conformance', '@queueport/core'];
+/** What the conformance suite and its dependencies must never bring along: every other package of ours. */
 const NOT_FOR_ADAPTER_AUTHORS = [
-  '@queueport/ledger',
-  '@queueport/webhook',
-  '@queueport/bullmq',
-  '@queueport/sqs',
-  '@queueport/infrai',
+  ...PACKAGES.map((pkg) => pkg.name).filter((name) => !WITH_CONFORMANCE.includes(name)),
   ...NATIVE_CLIENTS,
   ...CLIENTS,
 ];
@@ -171,6 +177,12 @@ function installedDependencies(manifest: Manifest): Map<string, string> {
 
 /** Step 2 (after packing): each packed manifest depends on what QUEUEPORT_DEPENDENCIES allows, as it says. */
 function checkDependencies(progress: Progress, packed: Map<PackageName, Packed>): void {
+  const unknown = Object.keys(QUEUEPORT_DEPENDENCIES).filter((name) => !packed.has(name));
+  if (unknown.length > 0) {
+    throw new CheckFailed(
+      `QUEUEPORT_DEPENDENCIES names ${unknown.join(', ')}, which the workspace does not publish`,
+    );
+  }
   for (const { name, manifest, tarball } of packed.values()) {
     const problems: string[] = [];
     const dependencies = installedDependencies(manifest);
@@ -178,6 +190,11 @@ function checkDependencies(progress: Progress, packed: Map<PackageName, Packed>)
       manifest.peerDependencies?.[dep] !== undefined &&
       manifest.peerDependenciesMeta?.[dep]?.optional === true;
     const allowed = QUEUEPORT_DEPENDENCIES[name];
+    if (!allowed) {
+      throw new CheckFailed(
+        `${name} is a published workspace package, but install-alone.ts (QUEUEPORT_DEPENDENCIES) does not say which queueport packages it may depend on`,
+      );
+    }
     const queueport = [...dependencies.keys()].filter((dep) => dep.startsWith('@queueport/')).sort();
     const expected = Object.keys(allowed).sort();
     if (queueport.join() !== expected.join()) {
@@ -200,7 +217,7 @@ function checkDependencies(progress: Progress, packed: Map<PackageName, Packed>)
     }
     for (const client of NATIVE_CLIENTS) {
       if (!dependencies.has(client)) continue;
-      if (name !== NATIVE_CLIENTS_ALLOWED_IN) problems.push(`it depends on ${client}`);
+      if (!NATIVE_CLIENTS_ALLOWED_IN.includes(name)) problems.push(`it depends on ${client}`);
       else if (
         !optionalPeer(client) ||
         manifest.dependencies?.[client] ||
@@ -683,6 +700,89 @@ async function runApplicationPrograms(progress: Progress, scratch: string): Prom
   }
 }
 
+/** The CLI's package: its bin is run as installed, from the scratch project's node_modules/.bin. */
+const CLI = '@queueport/cli';
+/** The clients the CLI's ledgers load; optional peers, so the scratch project has neither. */
+const LEDGER_CLIENTS = [
+  { client: 'better-sqlite3', ledger: { sqlite: 'ledger.db' }, env: {} },
+  {
+    client: 'pg',
+    ledger: { postgresUrlEnv: 'QUEUEPORT_CHECK_LEDGER_URL' },
+    env: { QUEUEPORT_CHECK_LEDGER_URL: 'postgres://127.0.0.1:9/none' },
+  },
+] as const;
+
+/**
+ * Step 8: the `queueport` bin as npm linked it, under plain node: it reports the packed version,
+ * runs the conformance suite against a memory:// provider from a configuration file (the suite,
+ * the memory adapter and fast-check all came with the CLI), and, with neither database client
+ * installed, refuses each ledger with a configuration error (exit 2) naming the install line, so
+ * a PostgreSQL user never needs better-sqlite3 and a SQLite user never needs pg.
+ */
+async function runCliAsInstalled(
+  progress: Progress,
+  scratch: string,
+  packed: Map<PackageName, Packed>,
+  seed: number,
+): Promise<void> {
+  const cli = packed.get(CLI);
+  if (!cli) throw new CheckFailed(`${CLI} is not among the packed packages`);
+  const env = scratchEnv();
+  const bin = path.join(scratch, 'node_modules', '.bin', 'queueport');
+  if (!existsSync(bin)) throw new CheckFailed(`npm linked no node_modules/.bin/queueport for ${CLI}`);
+  const shown = (dir: string, args: readonly string[]) =>
+    `(${path.basename(dir)}) queueport ${args.join(' ')}`;
+  const project = async (name: string, config: unknown) => {
+    const dir = path.join(scratch, 'cli', name);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'queueport.config.json'), `${JSON.stringify(config, null, 2)}\n`);
+    return dir;
+  };
+
+  const { stdout: version } = await run(bin, ['--version'], { cwd: scratch, env, timeoutMs: 30_000 });
+  if (version.trim() !== cli.version) {
+    throw new CheckFailed(`queueport --version printed "${version.trim()}", not the packed ${cli.version}`);
+  }
+  progress.detail(`queueport --version: ${version.trim()}`);
+
+  const memory = await project('memory', { providers: { main: { url: 'memory://orders' } } });
+  const args = ['conformance', '--provider', 'main', '--quick', '--seed', String(seed), '--json'];
+  const started = performance.now();
+  const { stdout } = await run(bin, args, { cwd: memory, env, timeoutMs: 120_000 });
+  const report = JSON.parse(stdout) as { ok?: boolean; checks?: { status: string }[] };
+  const count = (status: string) => report.checks?.filter((check) => check.status === status).length ?? 0;
+  if (report.ok !== true || count('failed') > 0 || count('passed') === 0) {
+    throw new CheckFailed(
+      `${shown(memory, args)}: ok ${report.ok}, ${count('passed')} passed, ${count('failed')} failed`,
+    );
+  }
+  progress.detail(
+    `${shown(memory, args)}: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
+
+  for (const { client, ledger, env: extra } of LEDGER_CLIENTS) {
+    const dir = await project(client, { providers: { main: { url: 'memory://orders' } }, ledger });
+    const ledgerArgs = ['ledger', 'show', 'order_1:paid'];
+    const {
+      code,
+      stdout: out,
+      stderr,
+    } = await run(bin, ledgerArgs, {
+      cwd: dir,
+      env: { ...env, ...extra },
+      timeoutMs: 30_000,
+      exitCodes: [0, 1, 2],
+    });
+    const said = `${out}${stderr}`.trim();
+    if (code !== 2 || !said.includes(`npm i ${client}`)) {
+      throw new CheckFailed(
+        `${shown(dir, ledgerArgs)} without ${client} installed exited ${code}, expected 2 naming "npm i ${client}":\n  ${said}`,
+      );
+    }
+    progress.detail(`${shown(dir, ledgerArgs)} without ${client}: exit 2, ${said.split('\n')[0]}`);
+  }
+}
+
 async function main(): Promise<number> {
   const { keep, rebuild, seed } = parseCli();
   const progress = new Progress();
@@ -726,6 +826,9 @@ async function main(): Promise<number> {
     );
     await progress.step('typed queue and cross-build QueueError from plain node (ESM, CommonJS)', () =>
       runApplicationPrograms(progress, scratch),
+    );
+    await progress.step('the queueport bin as installed: the suite, and each ledger without its client', () =>
+      runCliAsInstalled(progress, scratch, packed, seed),
     );
     console.log(`\ninstall-alone: passed\n${progress.summary()}`);
     return 0;

@@ -21,16 +21,8 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import ts from 'typescript';
 import { CheckFailed, messageOf, Progress, readJson, run } from './support';
-import {
-  ensureDist,
-  type Manifest,
-  PACKAGES,
-  type Packed,
-  packAll,
-  ROOT,
-  SOURCE_CONDITION,
-  unpackedDir,
-} from './workspace-packages';
+import { ensureDist, type Packed, packAll, SOURCE_CONDITION, unpackedDir } from './tarballs';
+import { type Manifest, PACKAGES, ROOT } from './workspace-packages';
 
 const USAGE = 'usage: node --import tsx scripts/package-check/lint-packages.ts [--keep] [--rebuild]';
 

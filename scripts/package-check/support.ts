@@ -52,11 +52,14 @@ export interface RunOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs: number;
+  /** The exit codes that count as the command working (for a command expected to refuse); [0] by default. */
+  exitCodes?: readonly number[];
 }
 
 export interface RunResult {
   stdout: string;
   stderr: string;
+  code: number;
 }
 
 const running = new Set<ChildProcess>();
@@ -69,8 +72,8 @@ export function killRunning(): void {
 const tail = (text: string, lines = 40) => text.trimEnd().split('\n').slice(-lines).join('\n');
 
 /**
- * Runs a command to completion, output captured; a non-zero exit, a signal or the timeout is a
- * CheckFailed carrying the command and the tail of what it printed.
+ * Runs a command to completion, output captured; an exit code not in `exitCodes`, a signal or the
+ * timeout is a CheckFailed carrying the command and the tail of what it printed.
  */
 export function run(command: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
   const shown = [command, ...args].join(' ');
@@ -102,7 +105,8 @@ export function run(command: string, args: readonly string[], options: RunOption
     child.once('close', (code, signal) => {
       running.delete(child);
       clearTimeout(timer);
-      if (code === 0) return resolve({ stdout, stderr });
+      if (code !== null && (options.exitCodes ?? [0]).includes(code))
+        return resolve({ stdout, stderr, code });
       const why = timedOut
         ? `timed out after ${seconds(options.timeoutMs)}`
         : signal

@@ -102,9 +102,11 @@ async function main(): Promise<void> {
   );
 
   // 2a. Thrown by the ESM driver itself, caught by this CommonJS program.
-  const closed = new esmMemory.MemoryDriver({ name: 'esm-closed' });
-  await closed.close();
-  const direct = await rejection(closed.publish([]));
+  // A deleted queue, as after a provider's DeleteQueue: the driver itself answers NOT_FOUND (a
+  // closed driver is no longer asked at all: the Queue refuses calls after close()).
+  const deleted = new esmMemory.MemoryDriver({ name: 'esm-deleted' });
+  deleted.delete();
+  const direct = await rejection(deleted.publish([]));
   check(Object.getPrototypeOf(direct) === esmCore.QueueError.prototype, 'the error is not the ESM build’s');
   check(
     isQueueError(direct),
@@ -112,18 +114,21 @@ async function main(): Promise<void> {
   );
   check(direct instanceof QueueError, 'instanceof QueueError (CommonJS) is false for the ESM QueueError');
   check(
-    isQueueError(direct, 'CLOSED'),
-    `the ESM driver's error has code ${(direct as QueueError).code}, not CLOSED`,
+    isQueueError(direct, 'NOT_FOUND'),
+    `the ESM driver's error has code ${(direct as QueueError).code}, not NOT_FOUND`,
   );
 
   // 2b. Through the CommonJS Queue over the ESM driver: its code is kept, not turned into INTERNAL.
-  const overEsm = new Queue<Events>(closed);
+  const overEsm = new Queue<Events>(deleted);
   const normalised = await rejection(
     overEsm.publish({
       envelope: { event_id: 'order_2:paid', type: 'order.paid', payload: { amount: 1, currency: 'EUR' } },
     }),
   );
-  check(isQueueError(normalised, 'CLOSED'), `the CommonJS Queue reported ${String(normalised)}, not CLOSED`);
+  check(
+    isQueueError(normalised, 'NOT_FOUND'),
+    `the CommonJS Queue reported ${String(normalised)}, not NOT_FOUND`,
+  );
 
   // 2c. A retryable error from the ESM build is retried by the CommonJS Queue, then succeeds.
   const inner = new esmMemory.MemoryDriver({ name: 'esm-flaky' });
@@ -167,7 +172,7 @@ async function main(): Promise<void> {
   await refund.ack();
   await retrying.close();
   console.log(
-    'cjs: ESM @queueport/memory -> QueueError CLOSED seen by isQueueError and instanceof (CommonJS core), kept by the CommonJS Queue; UNAVAILABLE retried',
+    'cjs: ESM @queueport/memory -> QueueError NOT_FOUND seen by isQueueError and instanceof (CommonJS core), kept by the CommonJS Queue; UNAVAILABLE retried',
   );
 }
 

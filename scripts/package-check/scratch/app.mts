@@ -105,9 +105,11 @@ const cjsMemory = require('@queueport/memory') as typeof import('@queueport/memo
 check(cjsCore.QueueError !== QueueError, 'require and import gave the same QueueError class: one build only');
 
 // 2a. Thrown by the CommonJS driver itself, caught by this ESM program.
-const closed = new cjsMemory.MemoryDriver({ name: 'cjs-closed' });
-await closed.close();
-const direct = await rejection(closed.publish([]));
+// A deleted queue, as after a provider's DeleteQueue: the driver itself answers NOT_FOUND (a
+// closed driver is no longer asked at all: the Queue refuses calls after close()).
+const deleted = new cjsMemory.MemoryDriver({ name: 'cjs-deleted' });
+deleted.delete();
+const direct = await rejection(deleted.publish([]));
 check(
   Object.getPrototypeOf(direct) === cjsCore.QueueError.prototype,
   'the error is not the CommonJS build’s',
@@ -118,18 +120,18 @@ check(
 );
 check(direct instanceof QueueError, 'instanceof QueueError (ESM) is false for the CommonJS QueueError');
 check(
-  isQueueError(direct, 'CLOSED'),
-  `the CommonJS driver's error has code ${(direct as QueueError).code}, not CLOSED`,
+  isQueueError(direct, 'NOT_FOUND'),
+  `the CommonJS driver's error has code ${(direct as QueueError).code}, not NOT_FOUND`,
 );
 
 // 2b. Through the ESM Queue over the CommonJS driver: its code is kept, not turned into INTERNAL.
-const overCjs = new Queue<Events>(closed);
+const overCjs = new Queue<Events>(deleted);
 const normalised = await rejection(
   overCjs.publish({
     envelope: { event_id: 'order_2:paid', type: 'order.paid', payload: { amount: 1, currency: 'EUR' } },
   }),
 );
-check(isQueueError(normalised, 'CLOSED'), `the ESM Queue reported ${String(normalised)}, not CLOSED`);
+check(isQueueError(normalised, 'NOT_FOUND'), `the ESM Queue reported ${String(normalised)}, not NOT_FOUND`);
 
 // 2c. A retryable error from the CommonJS build is retried by the ESM Queue, then succeeds.
 const inner = new cjsMemory.MemoryDriver({ name: 'cjs-flaky' });
@@ -168,5 +170,5 @@ check(refund.envelope.payload.reason === 'duplicate charge', 'the refund payload
 await refund.ack();
 await retrying.close();
 console.log(
-  'esm: CommonJS @queueport/memory -> QueueError CLOSED seen by isQueueError and instanceof (ESM core), kept by the ESM Queue; UNAVAILABLE retried',
+  'esm: CommonJS @queueport/memory -> QueueError NOT_FOUND seen by isQueueError and instanceof (ESM core), kept by the ESM Queue; UNAVAILABLE retried',
 );
