@@ -1,5 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { QueueError, redactSecrets } from '../errors';
+import { createAjv } from '../validation';
 import {
   closeOptionsSchema,
   consumeOptionsSchema,
@@ -9,7 +10,7 @@ import {
   releaseEntrySchema,
 } from './option-schemas';
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false });
+const ajv = createAjv({ schemas: 'own' });
 ajv.addKeyword({
   keyword: 'isFunction',
   schemaType: 'boolean',
