@@ -9,6 +9,7 @@ import {
   rawAddBulk,
   rawWorker,
 } from '../shared/bullmq-bench';
+import { drainInLoops } from '../shared/drain-loops';
 
 /**
  * The adapter alone: the driver gets what the Queue hands it (envelopes already validated and
@@ -41,22 +42,22 @@ export const bullmqDriverPublish = bullmqPair(
 );
 
 /** `concurrency` loops of receive(1) + ack until every job is done, as the Worker's slots take them. */
-async function drainInLoops(driver: BullmqDriver, total: number, concurrency: number): Promise<number> {
-  let done = 0;
-  const loop = async () => {
-    while (done < total) {
-      const [message] = await driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 0 });
-      if (!message) {
-        // Another loop holds the last jobs: let it finish.
-        await new Promise((resolve) => setImmediate(resolve));
-        continue;
-      }
-      await driver.ack([message.receipt]);
-      done++;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, loop));
-  return done;
+function drainJobs(driver: BullmqDriver, total: number, concurrency: number): Promise<number> {
+  return drainInLoops(
+    total,
+    () => driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 0 }),
+    (message) => message.messageId,
+    async ([message]) => {
+      const [outcome] = await driver.ack([message!.receipt]);
+      if (outcome && !outcome.ok) throw outcome.error;
+    },
+    // Another loop holds the last jobs: a turn of the event loop lets it finish, as often as it takes.
+    {
+      concurrency,
+      maxEmpties: Number.POSITIVE_INFINITY,
+      afterEmpty: () => new Promise((r) => setImmediate(r)),
+    },
+  );
 }
 
 function driverConsume(concurrency: number) {
@@ -76,7 +77,7 @@ function driverConsume(concurrency: number) {
           const all = encoded(label, bench.messages);
           for (let i = 0; i < all.length; i += PUBLISH_CHUNK)
             await driver.publish(all.slice(i, i + PUBLISH_CHUNK));
-          return timed(() => drainInLoops(driver, all.length, concurrency));
+          return timed(() => drainJobs(driver, all.length, concurrency));
         }),
       baseline: rawWorker(bench, concurrency),
     }),

@@ -1,9 +1,9 @@
-import type { Delivery, Queue } from '@queueport/core';
+import type { Queue } from '@queueport/core';
 import { timed } from '../runner';
+import { consumeUntilAcked, drainQueueInLoops } from '../shared/drain-loops';
 import {
   BATCH,
   CONCURRENCY,
-  drainInLoops,
   inputs,
   LEASE_SECONDS,
   onFreshPortableQueues,
@@ -77,37 +77,23 @@ export const sqsReceiveAck = sqsPair(
   (bench) => ({
     subject: (label) =>
       filledQueues(bench, label, (queue, total) =>
-        drainInLoops<Delivery>(
+        drainQueueInLoops(
+          queue,
           total,
-          () => queue.receive({ maxMessages: BATCH, leaseSeconds: LEASE_SECONDS, waitSeconds: WAIT_SECONDS }),
-          (delivery) => delivery.messageId,
-          async (batch) => {
-            const failed = (await queue.ackBatch(batch)).find((result) => !result.ok);
-            if (failed && !failed.ok) throw failed.error;
-          },
+          { maxMessages: BATCH, leaseSeconds: LEASE_SECONDS, waitSeconds: WAIT_SECONDS },
+          { concurrency: CONCURRENCY },
         ),
       ),
     baseline: rawReceiveAck(bench, CONSUME_QUEUES),
   }),
 );
 
-/**
- * Consumes until every envelope was acked once: the clock stops at the last ack, and the
- * consumer is closed after, with the Queue (onFreshPortableQueues).
- */
+/** The consumer until every envelope was acked once (closed after, with the Queue: onFreshPortableQueues). */
 function consumeAll(queue: Queue, total: number): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const seen = new Set<string>();
-    const consumer = queue.consume(async () => {}, {
-      concurrency: CONCURRENCY,
-      leaseSeconds: LEASE_SECONDS,
-      waitSeconds: WAIT_SECONDS,
-    });
-    consumer.on('acked', ({ delivery }) => {
-      seen.add(delivery.messageId);
-      if (seen.size === total) resolve(total);
-    });
-    consumer.on('error', (event) => reject(event.error));
+  return consumeUntilAcked(queue, total, {
+    concurrency: CONCURRENCY,
+    leaseSeconds: LEASE_SECONDS,
+    waitSeconds: WAIT_SECONDS,
   });
 }
 

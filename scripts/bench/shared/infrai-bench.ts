@@ -12,7 +12,6 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
   canonicalJson,
-  type Delivery,
   type Envelope,
   type EnvelopeInput,
   encodeEnvelope,
@@ -32,6 +31,7 @@ import {
   type Side,
   timed,
 } from '../runner';
+import { consumeUntilAcked, drainInLoops, drainQueueInLoops } from './drain-loops';
 import { concurrently } from './fixtures';
 
 /** Infrai's batch limit for publish_batch and consume (the snapshot's maxItems and maximum). */
@@ -326,36 +326,6 @@ export async function publishThroughQueue(queue: Queue, all: readonly Envelope[]
   return all.length;
 }
 
-/**
- * CONCURRENCY loops, each receiving up to ten and acking what it got, until all `total` messages
- * were received; a loop whose receive comes back empty (the others hold the last ones) ends once
- * all are claimed. Resolves with the number of distinct messages acked, after every ack returned.
- */
-export async function drainInLoops<M>(
-  total: number,
-  receive: () => Promise<readonly M[]>,
-  idOf: (message: M) => string,
-  ack: (batch: readonly M[]) => Promise<void>,
-): Promise<number> {
-  const seen = new Set<string>();
-  let empties = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (seen.size < total) {
-        const batch = await receive();
-        if (batch.length === 0) {
-          if (++empties > 1000) throw new Error(`only ${seen.size} of ${total} messages came back`);
-          continue;
-        }
-        for (const message of batch) seen.add(idOf(message));
-        await ack(batch);
-      }
-    }),
-  );
-  if (seen.size !== total) throw new Error(`received ${seen.size} distinct messages of ${total}`);
-  return seen.size;
-}
-
 interface ConsumeData {
   messages: Array<{ message_id: string; receipt_handle: string; payload: unknown; delivery_count: number }>;
 }
@@ -378,39 +348,26 @@ export function rawDrain(raw: RawInfrai, queue: string, total: number): Promise<
         batch.map((message) => raw.post('/v1/queue/ack', { queue, receipt_handle: message.receipt_handle })),
       );
     },
+    { concurrency: CONCURRENCY },
   );
 }
 
 /** The Queue's receive loops: queue.receive of up to ten + queue.ackBatch, as rawDrain does by hand. */
 export function queueDrain(queue: Queue, total: number): Promise<number> {
-  return drainInLoops<Delivery>(
+  return drainQueueInLoops(
+    queue,
     total,
-    () => queue.receive({ maxMessages: BATCH, leaseSeconds: LEASE_SECONDS }),
-    (delivery) => delivery.messageId,
-    async (batch) => {
-      const failed = (await queue.ackBatch(batch)).find((result) => !result.ok);
-      if (failed && !failed.ok) throw failed.error;
-    },
+    { maxMessages: BATCH, leaseSeconds: LEASE_SECONDS },
+    { concurrency: CONCURRENCY },
   );
 }
 
-/**
- * Consumes until every message was acked once: the clock stops at the last ack, and the consumer
- * is closed after, with the Queue.
- */
+/** The consumer at CONCURRENCY until every message was acked once (closed after, with the Queue). */
 export function consumeAll(queue: Queue, total: number): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const seen = new Set<string>();
-    const consumer = queue.consume(async () => {}, {
-      concurrency: CONCURRENCY,
-      leaseSeconds: LEASE_SECONDS,
-      waitSeconds: 0,
-    });
-    consumer.on('acked', ({ delivery }) => {
-      seen.add(delivery.messageId);
-      if (seen.size === total) resolve(total);
-    });
-    consumer.on('error', (event) => reject(event.error));
+  return consumeUntilAcked(queue, total, {
+    concurrency: CONCURRENCY,
+    leaseSeconds: LEASE_SECONDS,
+    waitSeconds: 0,
   });
 }
 

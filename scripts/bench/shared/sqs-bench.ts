@@ -19,6 +19,7 @@ import { type EnvelopeInput, Queue } from '@queueport/core';
 import { SqsDriver } from '@queueport/sqs';
 import { ensureServices } from '../../test-services/ensure-services';
 import { type PairScenario, progress, type Sample, type ScenarioText, type Side, timed } from '../runner';
+import { drainInLoops } from './drain-loops';
 import { concurrently, outgoingMessages } from './fixtures';
 
 /** SQS's own batch limit, for publish, receive and delete alike. */
@@ -230,39 +231,6 @@ export async function rawSendAll(bench: SqsBench, queueUrl: string, all: readonl
   return all.length;
 }
 
-/**
- * CONCURRENCY loops, each receiving up to ten and acking what it got in one call, until all
- * `total` messages were received; a loop whose receive comes back empty (the others hold the
- * last ones) ends once all are claimed. Resolves with the number of distinct messages acked,
- * after every ack has returned. moto's threads can hand one message to two concurrent receives:
- * such a repeat is acked too but counted once, on both sides alike.
- */
-export async function drainInLoops<M>(
-  total: number,
-  receive: () => Promise<readonly M[]>,
-  idOf: (message: M) => string,
-  ack: (batch: readonly M[]) => Promise<void>,
-): Promise<number> {
-  const seen = new Set<string>();
-  let empties = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (seen.size < total) {
-        const batch = await receive();
-        if (batch.length === 0) {
-          // Bounded, so a message the server lost fails the round instead of spinning forever.
-          if (++empties > 1000) throw new Error(`only ${seen.size} of ${total} messages came back`);
-          continue;
-        }
-        for (const message of batch) seen.add(idOf(message));
-        await ack(batch);
-      }
-    }),
-  );
-  if (seen.size !== total) throw new Error(`received ${seen.size} distinct messages of ${total}`);
-  return seen.size;
-}
-
 /** The raw consume: ReceiveMessage (what the driver asks for) + DeleteMessageBatch, in loops. */
 export function rawDrain(bench: SqsBench, queueUrl: string, total: number): Promise<number> {
   return drainInLoops(
@@ -293,6 +261,7 @@ export function rawDrain(bench: SqsBench, queueUrl: string, total: number): Prom
       );
       if (answer.Failed?.length) throw new Error(`DeleteMessageBatch failed: ${answer.Failed[0]!.Code}`);
     },
+    { concurrency: CONCURRENCY },
   );
 }
 
