@@ -72,7 +72,7 @@ export class InfraiHttp {
     this.validator = ContractValidator.for(options.snapshot);
   }
 
-  contract(capability: string): CapabilityContract {
+  contract(capability: QueueCapabilityId): CapabilityContract {
     const contract = this.#options.snapshot.capabilities[capability];
     if (!contract) throw new QueueError('INTERNAL', `infrai: the snapshot has no capability ${capability}`);
     return contract;
