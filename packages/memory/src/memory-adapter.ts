@@ -6,6 +6,7 @@ import {
   type Driver,
   defineAdapter,
   QueueError,
+  queueLocator,
   requireQueueName,
 } from '@queueport/core/driver';
 import { MemoryDriver } from './memory-driver';
@@ -43,8 +44,18 @@ function canonicalQuery(params: URLSearchParams): string {
   return sorted.toString();
 }
 
+/** An admin's reading of a queue URL, by the same checks every adapter's admin makes. */
+const locate = queueLocator({
+  scheme: 'memory',
+  parse: (url) => ({ queueName: parseMemoryUrl(url).name }),
+  provider: { queueName: '' },
+  // Every memory queue lives in this process: every admin's provider.
+  sameProvider: () => true,
+  providerNoun: 'process',
+});
+
 function existing(url: string): MemoryDriver {
-  const { name } = parseMemoryUrl(new URL(url));
+  const { queueName: name } = locate(url);
   const found = queues.get(name);
   if (!found) throw new QueueError('NOT_FOUND', `no memory queue named ${name}`);
   return found.driver;
@@ -118,7 +129,7 @@ function admin(base: URL, clock: Clock | undefined): QueueAdmin {
     },
     async deleteQueue(url) {
       const driver = existing(url);
-      queues.delete(parseMemoryUrl(new URL(url)).name);
+      queues.delete(locate(url).queueName);
       driver.delete();
     },
     stats: async (url) => existing(url).stats(),
