@@ -6,6 +6,8 @@ import {
   MAX_DELAY_SECONDS,
   MAX_LONG_POLL_SECONDS,
   QueueError,
+  type WholeNumberBounds,
+  wholeNumberSchemas,
 } from '@queueport/core/driver';
 import type { Redis } from 'ioredis';
 
@@ -82,10 +84,7 @@ export const BULLMQ_OPTION_BOUNDS = {
   redriveAfterReceives: { min: 1 },
   stalledIntervalMs: { min: 10 },
   maxBodyBytes: { min: 1024, max: LARGEST_BODY_BYTES },
-} as const satisfies Record<string, { min: number; max?: number }>;
-
-const whole = ({ min, max }: { min: number; max?: number }) =>
-  ({ type: 'integer', minimum: min, maximum: max ?? Number.MAX_SAFE_INTEGER }) as const;
+} as const satisfies Record<string, WholeNumberBounds>;
 
 /** The driver's options as core's option reader checks them. */
 export const bullmqOptionsSchema: DriverOptionsSchema = {
@@ -96,12 +95,7 @@ export const bullmqOptionsSchema: DriverOptionsSchema = {
     queueName: {},
     name: { type: 'string' },
     prefix: { type: 'string', minLength: 1, pattern: '^[^:]*$' },
-    dedupeWindowSeconds: whole(BULLMQ_OPTION_BOUNDS.dedupeWindowSeconds),
-    keepCompletedSeconds: whole(BULLMQ_OPTION_BOUNDS.keepCompletedSeconds),
-    keepFailedSeconds: whole(BULLMQ_OPTION_BOUNDS.keepFailedSeconds),
-    redriveAfterReceives: whole(BULLMQ_OPTION_BOUNDS.redriveAfterReceives),
-    stalledIntervalMs: whole(BULLMQ_OPTION_BOUNDS.stalledIntervalMs),
-    maxBodyBytes: whole(BULLMQ_OPTION_BOUNDS.maxBodyBytes),
+    ...wholeNumberSchemas(BULLMQ_OPTION_BOUNDS),
   },
 };
 

@@ -66,6 +66,6 @@ export {
   type SecretAssessment,
 } from './errors';
 export * from './limits';
-export { checkDriverOptions, type DriverOptionsSchema } from './options';
+export { checkDriverOptions, type DriverOptionsSchema, wholeNumberSchemas } from './options';
 export { MAX_RETRY_AFTER_MS, parseRetryAfterMs, type RetryAfterOptions } from './retry';
 export { type CreateAjvOptions, createAjv, type SchemaOrigin } from './validation';

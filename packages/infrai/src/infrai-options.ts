@@ -4,6 +4,8 @@ import {
   type DriverOptionsSchema,
   MAX_BODY_BYTES,
   MAX_DELAY_SECONDS,
+  type WholeNumberBounds,
+  wholeNumberSchemas,
 } from '@queueport/core/driver';
 import type { Dispatcher } from 'undici';
 import type { DiscoverySnapshot } from './discovery/discovery-format';
@@ -91,17 +93,13 @@ export function infraiCapabilities(
 export const INFRAI_OPTION_BOUNDS = {
   dedupeWindowSeconds: { min: 1 },
   timeoutMs: { min: 1, max: 2_147_483_647 },
-} as const satisfies Record<string, { min: number; max?: number }>;
+} as const satisfies Record<string, WholeNumberBounds>;
 
 /** The options core's option reader checks (the rest are checked where they are used). */
 const infraiOptionsSchema: DriverOptionsSchema = {
   type: 'object',
   properties: {
-    dedupeWindowSeconds: {
-      type: 'integer',
-      minimum: INFRAI_OPTION_BOUNDS.dedupeWindowSeconds.min,
-      maximum: Number.MAX_SAFE_INTEGER,
-    },
+    ...wholeNumberSchemas({ dedupeWindowSeconds: INFRAI_OPTION_BOUNDS.dedupeWindowSeconds }),
   },
 };
 

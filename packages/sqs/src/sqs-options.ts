@@ -9,6 +9,8 @@ import {
   MAX_LONG_POLL_SECONDS,
   PROVIDER_ATTRIBUTES,
   QueueError,
+  type WholeNumberBounds,
+  wholeNumberSchemas,
 } from '@queueport/core/driver';
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './call-bounds';
 import { ATTRIBUTE_OVERHEAD_BYTES, FIFO_ATTRIBUTE } from './message-attributes';
@@ -96,10 +98,7 @@ export const SQS_OPTION_BOUNDS = {
   nativeMaxDelaySeconds: { min: 1, max: SQS_NATIVE_MAX_DELAY_SECONDS },
   maxBodyBytes: { min: MIN_BODY_BYTES },
   timeoutMs: { min: 1, max: MAX_TIMEOUT_MS },
-} as const satisfies Record<string, { min: number; max?: number }>;
-
-const whole = ({ min, max }: { min: number; max?: number }) =>
-  ({ type: 'integer', minimum: min, maximum: max ?? Number.MAX_SAFE_INTEGER }) as const;
+} as const satisfies Record<string, WholeNumberBounds>;
 
 /** The driver's options as core's option reader checks them. */
 export const sqsOptionsSchema: DriverOptionsSchema = {
@@ -112,9 +111,7 @@ export const sqsOptionsSchema: DriverOptionsSchema = {
     ownsClient: { type: 'boolean' },
     name: { type: 'string' },
     defaultGroupId: { type: 'string', pattern: '^[\\x21-\\x7e]{1,128}$' },
-    nativeMaxDelaySeconds: whole(SQS_OPTION_BOUNDS.nativeMaxDelaySeconds),
-    maxBodyBytes: whole(SQS_OPTION_BOUNDS.maxBodyBytes),
-    timeoutMs: whole(SQS_OPTION_BOUNDS.timeoutMs),
+    ...wholeNumberSchemas(SQS_OPTION_BOUNDS),
     secrets: { type: 'array', items: { type: 'string' } },
   },
 };

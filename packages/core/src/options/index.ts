@@ -15,3 +15,4 @@ export {
   releaseEntrySchema,
   retryPolicySchema,
 } from './option-schemas';
+export { wholeNumberSchemas } from './whole-number-schema';

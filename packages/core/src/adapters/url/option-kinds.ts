@@ -45,32 +45,22 @@ function wholeNumber(unit: string, bounds: WholeNumberBounds, fallback: number |
   };
 }
 
+/** A whole-number kind: with a `default`, its value is always a number. */
+export interface WholeNumberKind {
+  (bounds: WholeNumberBounds & { default: number }): OptionKind<number>;
+  (bounds?: WholeNumberBounds): OptionKind<number | undefined>;
+}
+
+const wholeNumberKind = (unit: string): WholeNumberKind =>
+  ((bounds: WholeNumberBounds & { default?: number } = {}) =>
+    wholeNumber(unit, bounds, bounds.default)) as WholeNumberKind;
+
 /** Digits only (no sign, exponent, fraction or space), within `min`..`max`. */
-export function integer(bounds: WholeNumberBounds & { default: number }): OptionKind<number>;
-export function integer(bounds?: WholeNumberBounds): OptionKind<number | undefined>;
-export function integer(
-  bounds: WholeNumberBounds & { default?: number } = {},
-): OptionKind<number | undefined> {
-  return wholeNumber('', bounds, bounds.default);
-}
-
+export const integer = wholeNumberKind('');
 /** A whole number of seconds, within bounds. */
-export function seconds(bounds: WholeNumberBounds & { default: number }): OptionKind<number>;
-export function seconds(bounds?: WholeNumberBounds): OptionKind<number | undefined>;
-export function seconds(
-  bounds: WholeNumberBounds & { default?: number } = {},
-): OptionKind<number | undefined> {
-  return wholeNumber(' of seconds', bounds, bounds.default);
-}
-
+export const seconds = wholeNumberKind(' of seconds');
 /** A whole number of milliseconds, within bounds. */
-export function milliseconds(bounds: WholeNumberBounds & { default: number }): OptionKind<number>;
-export function milliseconds(bounds?: WholeNumberBounds): OptionKind<number | undefined>;
-export function milliseconds(
-  bounds: WholeNumberBounds & { default?: number } = {},
-): OptionKind<number | undefined> {
-  return wholeNumber(' of milliseconds', bounds, bounds.default);
-}
+export const milliseconds = wholeNumberKind(' of milliseconds');
 
 /** `true` or `false`, exactly: `1`, `yes` and `TRUE` are refused, not guessed. */
 export function boolean(options: { default: boolean }): OptionKind<boolean>;
