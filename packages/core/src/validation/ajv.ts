@@ -16,6 +16,11 @@ export interface CreateAjvOptions {
   schemas: SchemaOrigin;
   /** Every problem rather than the first: on by default, since errors name each field. */
   allErrors?: boolean;
+  /**
+   * Errors carry their schema, so a message can be read from it (webhook options' `refusal`).
+   * They carry the refused data too: a caller that turns it on must never print `data`.
+   */
+  verbose?: boolean;
 }
 
 /**
@@ -24,9 +29,11 @@ export interface CreateAjvOptions {
  * schema. A schema that must accept what formats would refuse says so in the schema, not in
  * its own instance.
  */
-export function createAjv({ schemas, allErrors = true }: CreateAjvOptions): Ajv {
+export function createAjv({ schemas, allErrors = true, verbose = false }: CreateAjvOptions): Ajv {
   const options: Options =
-    schemas === 'own' ? { allErrors, strict: true, strictRequired: false } : { allErrors, strict: false };
+    schemas === 'own'
+      ? { allErrors, verbose, strict: true, strictRequired: false }
+      : { allErrors, verbose, strict: false };
   const ajv = new Ajv(options);
   addFormats(ajv);
   return ajv;

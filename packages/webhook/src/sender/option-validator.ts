@@ -1,12 +1,13 @@
 import { QueueError } from '@queueport/core';
-import { Ajv, type ErrorObject } from 'ajv';
+import { createAjv } from '@queueport/core/driver';
+import type { ErrorObject } from 'ajv';
 
 /**
  * The one Ajv instance for the webhook package's option schemas. `verbose` is on only so an
  * error can reach its schema's `refusal` text; the `data` it also carries is never read, since
  * option values include secrets and URLs with tokens.
  */
-export const optionsAjv = new Ajv({ strict: true, verbose: true, allErrors: false });
+export const optionsAjv = createAjv({ schemas: 'own', verbose: true, allErrors: false });
 
 // `refusal`: the human sentence for every way a property can fail, written next to the rule.
 optionsAjv.addKeyword('refusal');
