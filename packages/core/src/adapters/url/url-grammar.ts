@@ -62,8 +62,6 @@ export interface UrlGrammar<O extends Record<string, OptionKind<unknown>>> exten
    * quotes a value or the URL: any of them may be a secret typed in the wrong place.
    */
   read(url: URL): ReadUrl<OptionValues<O>>;
-  /** `read`, and refuses a URL that names no queue (where a driver is opened). */
-  readQueue(url: URL): ReadUrl<OptionValues<O>>;
   /** The URL of `queueName` (and `scope`) at the provider `providerUrl`, its options kept. */
   queueUrl(providerUrl: URL, queueName: string, scope?: string): string;
 }
@@ -152,13 +150,6 @@ export function defineUrlGrammar<const O extends Record<string, OptionKind<unkno
     scheme,
     optionNames,
     read,
-    readQueue(url) {
-      const parsed = read(url);
-      if (!parsed.queueName) {
-        throw refuse(`a ${scheme}:// URL names its queue: ${spec.example}`, 'queueName');
-      }
-      return parsed;
-    },
     check(url) {
       read(url);
     },
