@@ -28,6 +28,7 @@ import { findReadmes } from './snippets';
 //   - ARCHITECTURE.md "## Entry points by audience": names every entry point of every published
 //     package.
 //   - .changeset/config.json: one fixed group, exactly the published packages.
+//   - A count of packages in the docs ("six packages") is the workspace's.
 //   - Every table of README.md, ARCHITECTURE.md and every README.md: rows as wide as the
 //     delimiter row, a name on every header column but a row-label first one, no stray row.
 
@@ -111,6 +112,50 @@ describe('docs: every workspace package is listed', () => {
   });
 });
 
+const NUMBERS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+];
+const COUNT = new RegExp(`\\b(${NUMBERS.join('|')}|\\d+) (published |workspace )?packages\\b`, 'gi');
+
+describe('docs: package counts', () => {
+  // "the six packages" outlived three new ones: a count of packages must be the workspace's.
+  // "<n> packages" and "<n> published packages" count the published ones, "<n> workspace
+  // packages" every one, private examples included.
+  const files = [
+    'ARCHITECTURE.md',
+    '.changeset/README.md',
+    ...findReadmes(ROOT),
+    'scripts/package-check/install-alone.ts',
+    'scripts/package-check/lint-packages.ts',
+  ];
+  it.each(files)('%s', (file) => {
+    const wrong = read(file)
+      .split('\n')
+      .flatMap((line, i) =>
+        [...line.matchAll(COUNT)].flatMap((match) => {
+          const said = NUMBERS.includes(match[1]!.toLowerCase())
+            ? NUMBERS.indexOf(match[1]!.toLowerCase())
+            : Number(match[1]);
+          const actual = match[2]?.trim() === 'workspace' ? ALL.length : PACKAGES.length;
+          return said === actual ? [] : [`${file}:${i + 1} "${match[0]}": there are ${actual}`];
+        }),
+      );
+    expect(wrong).toEqual([]);
+  });
+});
+
 describe('docs: tables are whole', () => {
   it.each(['README.md', 'ARCHITECTURE.md', ...findReadmes(ROOT).filter((f) => f !== 'README.md')])(
     '%s',
@@ -157,6 +202,17 @@ describe('docs: the readers of the lists', () => {
     const row = { line: 1, name: pkg.name, dependsOn: 'core, `pg` as a peer' };
     expect(unnamedDependencies(row, pkg)).toEqual(['ajv']);
     expect(unnamedDependencies({ ...row, dependsOn: 'core, `ajv`; `pg`' }, pkg)).toEqual([]);
+  });
+
+  it('read a package count in words or digits', () => {
+    const counts = [
+      ...'the six packages, 9 published packages, two workspace packages, a package'.matchAll(COUNT),
+    ];
+    expect(counts.map((m) => [m[1], m[2]?.trim()])).toEqual([
+      ['six', undefined],
+      ['9', 'published'],
+      ['two', 'workspace'],
+    ]);
   });
 
   it('tell a package from a longer name', () => {
