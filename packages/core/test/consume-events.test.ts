@@ -7,23 +7,23 @@ import {
   QueueError,
 } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
-import { MemoryDriver } from '@queueport/memory';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { namesOf, payloadOf, record, settleOn, until, wrapDriver } from './helpers/events';
-import { event } from './helpers/setup';
+import { FakeDriver } from './helpers/fake-driver';
+import { event } from './helpers/fake-setup';
 
 /** Every event but the problem ones: listening to those would turn their logging off. */
 const QUIET_NAMES = CONSUMER_EVENT_NAMES.filter((name) => name !== 'error' && name !== 'lease-lost');
 
 const opened: Array<{ queue: Queue; clock: VirtualClock }> = [];
 
-function setup(driverFor: (memory: MemoryDriver) => MemoryDriver | ReturnType<typeof wrapDriver> = (m) => m) {
+function setup(driverFor: (fake: FakeDriver) => FakeDriver | ReturnType<typeof wrapDriver> = (m) => m) {
   const clock = new VirtualClock();
-  const memory = new MemoryDriver({ clock });
+  const fake = new FakeDriver({ clock });
   const logger = { warn: vi.fn<EventLogger['warn']>() };
-  const queue = new Queue(driverFor(memory), { clock, retry: { maxAttempts: 1 }, logger });
+  const queue = new Queue(driverFor(fake), { clock, retry: { maxAttempts: 1 }, logger });
   opened.push({ queue, clock });
-  return { clock, memory, queue, logger };
+  return { clock, fake, queue, logger };
 }
 
 afterEach(async () => {
@@ -86,7 +86,7 @@ describe('consumer events', () => {
   });
 
   it('a permanent failure: handler-failed (give up), then dead-lettered to the dead letters', async () => {
-    const { clock, memory, queue } = setup();
+    const { clock, fake, queue } = setup();
     await queue.publish(event('poison'));
     const consumer = queue.consume(async () => {
       throw new QueueError('INVALID_ARGUMENT', 'unknown customer');
@@ -100,13 +100,13 @@ describe('consumer events', () => {
     expect(dead.to).toBe('dead-letters');
     expect(dead.reason).toContain('permanent failure: unknown customer');
     expect(dead.delivery.envelope.event_id).toBe('poison');
-    expect(memory.deadLetters()).toHaveLength(1);
+    expect(fake.deadLetters()).toHaveLength(1);
   });
 
   it('dead-lettered to the sink, where the driver has no dead letters', async () => {
-    const { clock, queue } = setup((memory) =>
-      wrapDriver(memory, {
-        capabilities: { ...memory.capabilities, deadLetter: { move: false, redriveAfterReceives: null } },
+    const { clock, queue } = setup((fake) =>
+      wrapDriver(fake, {
+        capabilities: { ...fake.capabilities, deadLetter: { move: false, redriveAfterReceives: null } },
       }),
     );
     await queue.publish(event('poison'));
@@ -124,9 +124,9 @@ describe('consumer events', () => {
   });
 
   it('given up with nowhere to put it: released (kept) with the longest backoff, and an error', async () => {
-    const { clock, queue } = setup((memory) =>
-      wrapDriver(memory, {
-        capabilities: { ...memory.capabilities, deadLetter: { move: false, redriveAfterReceives: null } },
+    const { clock, queue } = setup((fake) =>
+      wrapDriver(fake, {
+        capabilities: { ...fake.capabilities, deadLetter: { move: false, redriveAfterReceives: null } },
       }),
     );
     await queue.publish(event('poison'));
@@ -146,8 +146,8 @@ describe('consumer events', () => {
   });
 
   it('lease-lost when an extension fails: the handler signal aborts with that error', async () => {
-    const { clock, queue } = setup((memory) =>
-      wrapDriver(memory, {
+    const { clock, queue } = setup((fake) =>
+      wrapDriver(fake, {
         extendLease: async (entries) =>
           entries.map(() => ({ ok: false, error: new QueueError('LEASE_LOST', 'the lease is gone') })),
       }),
@@ -173,8 +173,8 @@ describe('consumer events', () => {
   });
 
   it('lease-lost when the provider refuses the settle with LEASE_LOST; onError hears it too', async () => {
-    const { clock, queue, logger } = setup((memory) =>
-      wrapDriver(memory, {
+    const { clock, queue, logger } = setup((fake) =>
+      wrapDriver(fake, {
         ack: async (receipts) =>
           receipts.map(() => ({ ok: false, error: new QueueError('LEASE_LOST', 'someone else has it') })),
       }),
@@ -222,14 +222,14 @@ describe('an error nothing listens to', () => {
   /** A driver whose first `failures` receives fail with a non-retryable error. */
   function failingReceives(failures: number) {
     const calls = { receive: 0 };
-    const made = setup((memory) =>
-      wrapDriver(memory, {
+    const made = setup((fake) =>
+      wrapDriver(fake, {
         receive: async (request) => {
           calls.receive++;
           if (calls.receive <= failures) {
             throw new QueueError('UNAUTHORIZED', 'the provider refused the credentials');
           }
-          return memory.receive(request);
+          return fake.receive(request);
         },
       }),
     );
@@ -249,7 +249,7 @@ describe('an error nothing listens to', () => {
     expect(consumer.stats.errors).toBe(6);
     expect(logger.warn).toHaveBeenCalledTimes(2);
     const [receiveLine, handlerLine] = logger.warn.mock.calls.map(([line]) => String(line));
-    expect(receiveLine).toContain(`consumer over memory: nothing listens to 'error' (receive)`);
+    expect(receiveLine).toContain(`consumer over fake: nothing listens to 'error' (receive)`);
     expect(receiveLine).toContain('QueueError UNAUTHORIZED: the provider refused the credentials');
     expect(handlerLine).toContain(`'error' (handler-after-settle)`);
     expect(handlerLine).toContain('password=[REDACTED]');
@@ -267,8 +267,8 @@ describe('an error nothing listens to', () => {
   });
 
   it('a lease-lost nothing listens to is logged too', async () => {
-    const { clock, queue, logger } = setup((memory) =>
-      wrapDriver(memory, {
+    const { clock, queue, logger } = setup((fake) =>
+      wrapDriver(fake, {
         ack: async (receipts) =>
           receipts.map(() => ({ ok: false, error: new QueueError('LEASE_LOST', 'someone else has it') })),
       }),

@@ -1,7 +1,7 @@
 import { type Delivery, type PublishInput, Queue, type QueueHooks } from '@queueport/core';
 import type { Driver, OutgoingMessage, ReleaseEntry } from '@queueport/core/driver';
 import { VirtualClock } from '@queueport/core/testing';
-import { MemoryDriver, type MemoryDriverOptions } from '@queueport/memory';
+import { FakeDriver, type FakeDriverOptions } from './fake-driver';
 
 export const NATIVE = 900;
 export const WEEK_SECONDS = 604_800;
@@ -12,38 +12,38 @@ export const EIGHT_ATTRIBUTES = Object.fromEntries(
 );
 
 /**
- * A memory driver holding at most 15 minutes natively, a Queue over it on a VirtualClock, and a
+ * A fake driver holding at most 15 minutes natively, a Queue over it on a VirtualClock, and a
  * record of every delay the driver was handed (publish and release alike).
  */
 export function bridgedSetup(
-  options: Omit<MemoryDriverOptions, 'clock'> = {},
+  options: Omit<FakeDriverOptions, 'clock'> = {},
   wrap: (driver: Driver) => Driver = (d) => d,
   hooks: QueueHooks = {},
 ) {
   const clock = new VirtualClock();
-  const memory = new MemoryDriver({ nativeMaxDelaySeconds: NATIVE, ...options, clock });
+  const fake = new FakeDriver({ nativeMaxDelaySeconds: NATIVE, ...options, clock });
   const delays: number[] = [];
   const published: OutgoingMessage[] = [];
   const recording: Driver = {
-    name: memory.name,
-    capabilities: memory.capabilities,
+    name: fake.name,
+    capabilities: fake.capabilities,
     publish: (messages) => {
       published.push(...messages);
       delays.push(...messages.map((m) => m.delaySeconds));
-      return memory.publish(messages);
+      return fake.publish(messages);
     },
-    receive: (request) => memory.receive(request),
-    ack: (receipts) => memory.ack(receipts),
+    receive: (request) => fake.receive(request),
+    ack: (receipts) => fake.ack(receipts),
     release: (entries: readonly ReleaseEntry[]) => {
       delays.push(...entries.map((e) => e.delaySeconds));
-      return memory.release(entries);
+      return fake.release(entries);
     },
-    extendLease: (entries) => memory.extendLease(entries),
-    deadLetter: (entries) => memory.deadLetter(entries),
-    close: () => memory.close(),
+    extendLease: (entries) => fake.extendLease(entries),
+    deadLetter: (entries) => fake.deadLetter(entries),
+    close: () => fake.close(),
   };
   const queue = new Queue(wrap(recording), { clock, retry: { maxAttempts: 1 }, hooks });
-  return { clock, memory, queue, delays, published };
+  return { clock, fake, queue, delays, published };
 }
 
 export function weekLater(id: string, extra: Omit<PublishInput, 'envelope'> = {}): PublishInput {

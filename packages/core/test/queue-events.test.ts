@@ -1,22 +1,22 @@
 import { QUEUE_EVENT_NAMES, Queue, QueueError, type QueueEvents } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
-import { MemoryDriver } from '@queueport/memory';
 import { describe, expect, it, vi } from 'vitest';
 import { namesOf, payloadOf, record, wrapDriver } from './helpers/events';
-import { event } from './helpers/setup';
+import { FakeDriver } from './helpers/fake-driver';
+import { event } from './helpers/fake-setup';
 
 const badBody = { eventId: 'bad', dedupeKey: 'bad', body: 'not json', attributes: {}, delaySeconds: 0 };
 
 describe('queue events', () => {
   it('retry: a retryable driver failure about to be retried; the onRetry hook hears it too', async () => {
     const clock = new VirtualClock();
-    const memory = new MemoryDriver({ clock });
+    const fake = new FakeDriver({ clock });
     let failures = 1;
-    const driver = wrapDriver(memory, {
+    const driver = wrapDriver(fake, {
       publish: async (messages) => {
         if (failures-- > 0)
           return messages.map(() => ({ ok: false, error: new QueueError('UNAVAILABLE', 'blip') }));
-        return memory.publish(messages);
+        return fake.publish(messages);
       },
     });
     const onRetry = vi.fn();
@@ -33,29 +33,27 @@ describe('queue events', () => {
 
   it('invalid-message: never handed out, dead-lettered; the hook keeps its fields; unheard, it is logged once', async () => {
     const clock = new VirtualClock();
-    const memory = new MemoryDriver({ clock });
+    const fake = new FakeDriver({ clock });
     const warn = vi.fn();
     const hooked: unknown[] = [];
-    const queue = new Queue(memory, {
+    const queue = new Queue(fake, {
       clock,
       logger: { warn },
       hooks: { onInvalidMessage: (info) => void hooked.push(info) },
     });
-    await memory.publish([badBody, { ...badBody, eventId: 'bad2', dedupeKey: 'bad2' }]);
+    await fake.publish([badBody, { ...badBody, eventId: 'bad2', dedupeKey: 'bad2' }]);
     expect(await queue.receive({ maxMessages: 10 })).toEqual([]);
     expect(hooked).toHaveLength(2);
     expect(Object.keys(hooked[0] as object).sort()).toEqual(['error', 'messageId', 'receiveCount']);
     // The hook is a listener of invalid-message: the queue's own default does not log what it heard.
     expect(warn).not.toHaveBeenCalled();
 
-    const unheard = new Queue(new MemoryDriver({ clock }), { clock, logger: { warn } });
+    const unheard = new Queue(new FakeDriver({ clock }), { clock, logger: { warn } });
     const log: Array<QueueEvents['invalid-message']> = [];
     await unheard.driver.publish([badBody]);
     await unheard.receive();
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]![0])).toContain(
-      `queue over memory: nothing listens to 'invalid-message'`,
-    );
+    expect(String(warn.mock.calls[0]![0])).toContain(`queue over fake: nothing listens to 'invalid-message'`);
     unheard.on('invalid-message', (payload) => void log.push(payload));
     await unheard.driver.publish([{ ...badBody, eventId: 'x', dedupeKey: 'x' }]);
     await unheard.receive();
@@ -68,13 +66,13 @@ describe('queue events', () => {
 
   it('bridge-error: a hop that could not be re-sent; the onBridgeError hook hears it too', async () => {
     const clock = new VirtualClock();
-    const memory = new MemoryDriver({ clock, nativeMaxDelaySeconds: 900 });
+    const fake = new FakeDriver({ clock, nativeMaxDelaySeconds: 900 });
     let refuse = false;
-    const driver = wrapDriver(memory, {
+    const driver = wrapDriver(fake, {
       publish: async (messages) =>
         refuse
           ? messages.map(() => ({ ok: false, error: new QueueError('UNAUTHORIZED', 'refused') }))
-          : memory.publish(messages),
+          : fake.publish(messages),
     });
     const onBridgeError = vi.fn();
     const queue = new Queue(driver, { clock, hooks: { onBridgeError } });
@@ -94,9 +92,9 @@ describe('queue events', () => {
 
   it('a hook that throws no longer breaks the receive: it is reported as a listener error', async () => {
     const clock = new VirtualClock();
-    const memory = new MemoryDriver({ clock });
+    const fake = new FakeDriver({ clock });
     const warn = vi.fn();
-    const queue = new Queue(memory, {
+    const queue = new Queue(fake, {
       clock,
       logger: { warn },
       hooks: {
@@ -105,7 +103,7 @@ describe('queue events', () => {
         },
       },
     });
-    await memory.publish([badBody]);
+    await fake.publish([badBody]);
     await queue.publish(event('good'));
     const deliveries = await queue.receive({ maxMessages: 10 });
     expect(deliveries.map((d) => d.envelope.event_id)).toEqual(['good']);
@@ -117,7 +115,7 @@ describe('queue events', () => {
   });
 
   it('closing, then closed once the driver is closed; a second close waits for the same one', async () => {
-    const queue = new Queue(new MemoryDriver());
+    const queue = new Queue(new FakeDriver());
     const log = record(queue, QUEUE_EVENT_NAMES);
     const first = queue.close();
     const second = queue.close();

@@ -1,7 +1,7 @@
 import type { EventSource, EventsShape } from '@queueport/core';
 import type { Driver } from '@queueport/core/driver';
 import type { VirtualClock } from '@queueport/core/testing';
-import type { MemoryDriver } from '@queueport/memory';
+import type { FakeDriver } from './fake-driver';
 
 export interface Recorded<M> {
   name: keyof M & string;
@@ -56,18 +56,18 @@ export async function settleOn<T>(clock: VirtualClock, promise: Promise<T>): Pro
   return promise;
 }
 
-/** The memory driver with some of its calls replaced: a provider that misbehaves in one way. */
-export function wrapDriver(memory: MemoryDriver, overrides: Partial<Driver> = {}): Driver {
+/** The fake driver with some of its calls replaced: a provider that misbehaves in one way. */
+export function wrapDriver(fake: FakeDriver, overrides: Partial<Driver> = {}): Driver {
   return {
-    name: memory.name,
-    capabilities: memory.capabilities,
-    publish: (messages) => memory.publish(messages),
-    receive: (request) => memory.receive(request),
-    ack: (receipts) => memory.ack(receipts),
-    release: (entries) => memory.release(entries),
-    extendLease: (entries) => memory.extendLease(entries),
-    deadLetter: (entries) => memory.deadLetter(entries),
-    close: () => memory.close(),
+    name: fake.name,
+    capabilities: fake.capabilities,
+    publish: (messages) => fake.publish(messages),
+    receive: (request) => fake.receive(request),
+    ack: (receipts) => fake.ack(receipts),
+    release: (entries) => fake.release(entries),
+    extendLease: (entries) => fake.extendLease(entries),
+    deadLetter: (entries) => fake.deadLetter(entries),
+    close: () => fake.close(),
     ...overrides,
   };
 }

@@ -1,8 +1,8 @@
 import { Queue } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
-import { MemoryDriver } from '@queueport/memory';
 import { describe, expect, it } from 'vitest';
-import { event } from './helpers/setup';
+import { FakeDriver } from './helpers/fake-driver';
+import { event } from './helpers/fake-setup';
 
 /** Polls a condition on real time; a wait, never an assertion about how long something took. */
 async function waitFor(check: () => boolean, what: string): Promise<void> {
@@ -15,16 +15,11 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
 
 function redriving(maxReceives: number) {
   const clock = new VirtualClock();
-  const driver = new MemoryDriver({ clock, maxReceives });
+  const driver = new FakeDriver({ clock, maxReceives });
   return { clock, driver, queue: new Queue(driver, { clock, retry: { maxAttempts: 1 } }) };
 }
 
-describe("consume over a provider that redrives on its own (memory's maxReceives)", () => {
-  it('declares the redrive in its manifest', () => {
-    expect(redriving(3).driver.capabilities.deadLetter).toEqual({ move: true, redriveAfterReceives: 3 });
-    expect(new MemoryDriver().capabilities.deadLetter).toEqual({ move: true, redriveAfterReceives: null });
-  });
-
+describe("consume over a provider that redrives on its own (the fake's maxReceives)", () => {
   it('refuses a retry.maxAttempts the provider would pre-empt', () => {
     const { queue } = redriving(3);
     let error: unknown;

@@ -1,11 +1,11 @@
 import { Queue } from '@queueport/core';
-import { MemoryDriver } from '@queueport/memory';
 import { describe, expect, it } from 'vitest';
-import { event } from './helpers/setup';
+import { FakeDriver } from './helpers/fake-driver';
+import { event } from './helpers/fake-setup';
 
 describe('a handler that settles its own delivery', () => {
   it('is left alone: the consumer neither acks nor releases it again', async () => {
-    const driver = new MemoryDriver();
+    const driver = new FakeDriver();
     const queue = new Queue(driver);
     await queue.publish(event('self-settled'));
     const seen: boolean[] = [];

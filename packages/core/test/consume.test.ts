@@ -1,9 +1,9 @@
 import { type Delivery, Queue, QueueError } from '@queueport/core';
 import type { Driver } from '@queueport/core/driver';
 import { VirtualClock } from '@queueport/core/testing';
-import { MemoryDriver } from '@queueport/memory';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { event } from './helpers/setup';
+import { FakeDriver } from './helpers/fake-driver';
+import { event } from './helpers/fake-setup';
 
 /** Polls a condition on real time; a wait, never an assertion about how long something took. */
 async function waitFor(check: () => boolean, what: string): Promise<void> {
@@ -38,7 +38,7 @@ function tracked(promise: Promise<unknown>) {
 }
 
 const queues: Array<{ queue: Queue; clock?: VirtualClock }> = [];
-function systemQueue(driver = new MemoryDriver()) {
+function systemQueue(driver = new FakeDriver()) {
   const queue = new Queue(driver, { retry: { maxAttempts: 1 } });
   queues.push({ queue });
   return { queue, driver };
@@ -92,7 +92,7 @@ describe('consume: outcomes', () => {
   });
 
   it('releases with the backoff delay: fractional delays on a fractional driver', async () => {
-    const { queue } = systemQueue(new MemoryDriver({ fractionalDelay: true }));
+    const { queue } = systemQueue(new FakeDriver({ fractionalDelay: true }));
     await queue.publish(event('flaky'));
     const counts: number[] = [];
     const consumer = queue.consume(
@@ -153,19 +153,19 @@ describe('consume: outcomes', () => {
   });
 
   it('without a driver dead-letter destination, hands the delivery to onDeadLetter and acks it', async () => {
-    const memory = new MemoryDriver();
+    const fake = new FakeDriver();
     // The same driver, declaring no DLQ.
     const driver: Driver = {
-      name: 'memory-without-dlq',
-      capabilities: { ...memory.capabilities, deadLetter: { move: false, redriveAfterReceives: null } },
-      publish: (messages) => memory.publish(messages),
-      receive: (request) => memory.receive(request),
-      ack: (receipts) => memory.ack(receipts),
-      release: (entries) => memory.release(entries),
-      extendLease: (entries) => memory.extendLease(entries),
-      close: () => memory.close(),
+      name: 'fake-without-dlq',
+      capabilities: { ...fake.capabilities, deadLetter: { move: false, redriveAfterReceives: null } },
+      publish: (messages) => fake.publish(messages),
+      receive: (request) => fake.receive(request),
+      ack: (receipts) => fake.ack(receipts),
+      release: (entries) => fake.release(entries),
+      extendLease: (entries) => fake.extendLease(entries),
+      close: () => fake.close(),
     };
-    const { queue } = systemQueue(driver as MemoryDriver);
+    const { queue } = systemQueue(driver as FakeDriver);
     await queue.publish(event('poison'));
     const dead: Array<{ id: string; reason: string }> = [];
     const consumer = queue.consume(
@@ -179,8 +179,8 @@ describe('consume: outcomes', () => {
     await waitFor(() => consumer.stats.deadLettered === 1, 'onDeadLetter');
     await consumer.close();
     expect(dead).toEqual([{ id: 'poison', reason: 'permanent failure: nope' }]);
-    expect(memory.depth()).toBe(0);
-    expect(memory.deadLetters()).toEqual([]);
+    expect(fake.depth()).toBe(0);
+    expect(fake.deadLetters()).toEqual([]);
   });
 });
 
@@ -317,7 +317,7 @@ describe('consume: concurrency and shutdown', () => {
 describe('consume: leases (VirtualClock)', () => {
   function virtualQueue() {
     const clock = new VirtualClock();
-    const driver = new MemoryDriver({ clock });
+    const driver = new FakeDriver({ clock });
     const queue = new Queue(driver, { clock, retry: { maxAttempts: 1 } });
     queues.push({ queue, clock });
     return { clock, driver, queue };

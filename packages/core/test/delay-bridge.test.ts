@@ -1,16 +1,16 @@
 import { encodeEnvelope, MAX_BODY_BYTES, type PublishInput, prepareEnvelope, Queue } from '@queueport/core';
 import { BRIDGE_ATTRIBUTE } from '@queueport/core/driver';
 import { VirtualClock } from '@queueport/core/testing';
-import { MemoryDriver } from '@queueport/memory';
 import { describe, expect, it } from 'vitest';
 import { bridgedSetup, EIGHT_ATTRIBUTES, NATIVE, pollUntil, WEEK_SECONDS, weekLater } from './helpers/bridge';
+import { FakeDriver } from './helpers/fake-driver';
 
 const WEEK_MS = WEEK_SECONDS * 1000;
 const LATE_MS = 1_000;
 
-describe('the delay bridge over a memory driver holding 900 s natively', () => {
+describe('the delay bridge over a fake driver holding 900 s natively', () => {
   it('delivers a 7-day publish once, at due, to a worker polling all week', async () => {
-    const { clock, memory, queue, delays } = bridgedSetup();
+    const { clock, fake, queue, delays } = bridgedSetup();
     const due = clock.now() + WEEK_MS;
     await queue.publish(weekLater('evt_week', { attributes: EIGHT_ATTRIBUTES, groupId: 'customer-7' }));
 
@@ -31,7 +31,7 @@ describe('the delay bridge over a memory driver holding 900 s natively', () => {
     expect(delivery.attributes).not.toHaveProperty(BRIDGE_ATTRIBUTE);
     expect(delivery.groupId).toBe('customer-7');
     expect(delivery.receiveCount).toBe(1);
-    expect(memory.depth()).toBe(0);
+    expect(fake.depth()).toBe(0);
     expect(Math.max(...delays)).toBeLessThanOrEqual(NATIVE);
     // A week of 900 s hops: the bridge did hop, the driver was never asked for more.
     expect(delays.length).toBeGreaterThanOrEqual(WEEK_SECONDS / NATIVE);
@@ -98,7 +98,7 @@ describe('the delay bridge over a memory driver holding 900 s natively', () => {
     const hop = published.at(-1)!;
     expect(hop.attributes).toHaveProperty(BRIDGE_ATTRIBUTE);
     expect(hop.dedupeKey).not.toBe('evt_key');
-    // Had the memory driver's 300 s window absorbed it, the message would be gone.
+    // Had the fake driver's 300 s window absorbed it, the message would be gone.
     expect(published.at(0)!.dedupeKey).toBe('evt_key');
   });
 
@@ -127,7 +127,7 @@ describe('the delay bridge over a memory driver holding 900 s natively', () => {
   });
 
   it('would be refused by the driver had the Queue not bridged', async () => {
-    const memory = new MemoryDriver({ nativeMaxDelaySeconds: NATIVE });
+    const fake = new FakeDriver({ nativeMaxDelaySeconds: NATIVE });
     const raw = {
       eventId: 'e',
       dedupeKey: 'e',
@@ -135,7 +135,7 @@ describe('the delay bridge over a memory driver holding 900 s natively', () => {
       attributes: {},
       delaySeconds: NATIVE + 1,
     };
-    const [outcome] = await memory.publish([raw]);
+    const [outcome] = await fake.publish([raw]);
     expect(outcome).toMatchObject({ ok: false, error: { code: 'DELAY_OUT_OF_RANGE' } });
   });
 });
@@ -143,20 +143,20 @@ describe('the delay bridge over a memory driver holding 900 s natively', () => {
 describe('bridgesDelays and the body limit', () => {
   it('is on only when the native delay is below the maximum', () => {
     const clock = new VirtualClock();
-    expect(new Queue(new MemoryDriver({ clock })).bridgesDelays).toBe(false);
-    expect(new Queue(new MemoryDriver({ clock, nativeMaxDelaySeconds: NATIVE })).bridgesDelays).toBe(true);
+    expect(new Queue(new FakeDriver({ clock })).bridgesDelays).toBe(false);
+    expect(new Queue(new FakeDriver({ clock, nativeMaxDelaySeconds: NATIVE })).bridgesDelays).toBe(true);
     const narrowed = (maxDelaySeconds: number) =>
-      new Queue(new MemoryDriver({ clock, nativeMaxDelaySeconds: NATIVE }), { limits: { maxDelaySeconds } });
+      new Queue(new FakeDriver({ clock, nativeMaxDelaySeconds: NATIVE }), { limits: { maxDelaySeconds } });
     expect(narrowed(NATIVE).bridgesDelays).toBe(false);
     expect(narrowed(600).bridgesDelays).toBe(false);
     expect(narrowed(NATIVE + 1).bridgesDelays).toBe(true);
   });
 
   it("takes the bridge's 64 bytes off the driver's body limit, and only when bridging", () => {
-    const bridged = new Queue(new MemoryDriver({ nativeMaxDelaySeconds: NATIVE }));
+    const bridged = new Queue(new FakeDriver({ nativeMaxDelaySeconds: NATIVE }));
     expect(bridged.driver.capabilities.maxBodyBytes).toBe(MAX_BODY_BYTES);
     expect(bridged.capabilities.maxBodyBytes).toBe(bridged.driver.capabilities.maxBodyBytes - 64);
-    expect(new Queue(new MemoryDriver()).capabilities.maxBodyBytes).toBe(MAX_BODY_BYTES);
+    expect(new Queue(new FakeDriver()).capabilities.maxBodyBytes).toBe(MAX_BODY_BYTES);
   });
 
   it('lets a message at the reduced limit hop through a driver that counts its bytes', async () => {

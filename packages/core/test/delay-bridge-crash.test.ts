@@ -1,8 +1,8 @@
 import { QueueError } from '@queueport/core';
 import type { Driver } from '@queueport/core/driver';
-import type { MemoryDriverOptions } from '@queueport/memory';
 import { describe, expect, it } from 'vitest';
 import { bridgedSetup, NATIVE, pollUntil, WEEK_SECONDS, weekLater } from './helpers/bridge';
+import type { FakeDriverOptions } from './helpers/fake-driver';
 
 const WEEK_MS = WEEK_SECONDS * 1000;
 
@@ -26,9 +26,9 @@ function crashOnFirstAck(driver: Driver): Driver {
   };
 }
 
-async function weekWithCrash(options: Omit<MemoryDriverOptions, 'clock'>) {
+async function weekWithCrash(options: Omit<FakeDriverOptions, 'clock'>) {
   const bridgeErrors: QueueError[] = [];
-  const { clock, memory, queue, published, delays } = bridgedSetup(options, crashOnFirstAck, {
+  const { clock, fake, queue, published, delays } = bridgedSetup(options, crashOnFirstAck, {
     onBridgeError: ({ error }) => bridgeErrors.push(error),
   });
   const due = clock.now() + WEEK_MS;
@@ -38,7 +38,7 @@ async function weekWithCrash(options: Omit<MemoryDriverOptions, 'clock'>) {
   const early = await pollUntil(queue, clock, due - 1, 120_000);
   const arrivals = await pollUntil(queue, clock, due + 2_000, 100);
   await pollUntil(queue, clock, due + 86_400_000, 300_000, arrivals);
-  return { early, arrivals, due, bridgeErrors, memory, published, delays };
+  return { early, arrivals, due, bridgeErrors, fake, published, delays };
 }
 
 describe('the delay bridge across a crash between hops', () => {
@@ -53,7 +53,7 @@ describe('the delay bridge across a crash between hops', () => {
     expect(run.arrivals[0]!.at).toBeGreaterThanOrEqual(run.due);
     expect(run.arrivals[0]!.at - run.due).toBeLessThanOrEqual(1_000);
     expect(run.arrivals[0]!.delivery).toMatchObject({ attributes: { tenant: 'acme' }, receiveCount: 1 });
-    expect(run.memory.depth()).toBe(0);
+    expect(run.fake.depth()).toBe(0);
     expect(Math.max(...run.delays)).toBeLessThanOrEqual(NATIVE);
   }, 60_000);
 
@@ -68,7 +68,7 @@ describe('the delay bridge across a crash between hops', () => {
       expect(delivery.envelope.event_id).toBe('evt_crash');
       expect(delivery.attributes).toEqual({ tenant: 'acme' });
     }
-    expect(run.memory.depth()).toBe(0);
+    expect(run.fake.depth()).toBe(0);
     expect(Math.max(...run.delays)).toBeLessThanOrEqual(NATIVE);
   }, 60_000);
 });
