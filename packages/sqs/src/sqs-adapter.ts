@@ -1,7 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import {
   type AdapterDefinition,
-  type AdapterUrls,
   defineAdapter,
   guardedAdmin,
   importWithPeers,
@@ -36,7 +35,8 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
     packageName: '@queueport/sqs',
     virtualClock: false,
     peers: SQS_PEERS,
-    urls: sqsUrlRules,
+    // Its checkRest holds SQS's own rules (the region as the host, no port).
+    urls: sqsUrls,
     endpoint: localEndpoint,
     async open(url, context) {
       const parsed = parseSqsUrl(url);
@@ -102,19 +102,6 @@ function sdkParts() {
     () => import('./sqs-sdk-parts'),
   );
 }
-
-/**
- * How sqs:// URLs read, connecting to nothing: the grammar, and the check of the parts that are
- * SQS's own (the region as the host, no port). Credentials come from the AWS SDK's own chain.
- */
-const sqsUrlRules: AdapterUrls = {
-  check: (url) => {
-    parseSqsUrl(url);
-  },
-  envNames: (url) => sqsUrls.envNames(url),
-  providerUrl: (queue) => sqsUrls.providerUrl(queue),
-  queueUrl: (provider, queueName) => sqsUrls.queueUrl(provider, queueName),
-};
 
 /** AWS itself is reached through the SDK's own resolution; only a local `endpoint=` is a server to probe. */
 function localEndpoint(url: URL): { host: string; port: number } | undefined {

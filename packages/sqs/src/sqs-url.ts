@@ -41,6 +41,9 @@ export const sqsUrls = defineUrlGrammar({
     refusal: 'an SQS queue name is 1-80 letters, digits, "-" or "_", with ".fifo" at the end of a FIFO queue',
   },
   credentials: 'the AWS SDK reads them from the environment or your profile',
+  checkRest: (url) => {
+    regionOf(url);
+  },
   options: {
     endpoint: urlOption.custom({
       expected: 'an http(s) URL without credentials, query or fragment',
@@ -56,6 +59,19 @@ export const sqsUrls = defineUrlGrammar({
 /** An sqs:// URL as the SDK's client and the driver take it. */
 export function parseSqsUrl(url: URL): ParsedSqsUrl {
   const { queueName, scope, options } = sqsUrls.read(url);
+  const region = regionOf(url);
+  const { endpoint, ...driverOptions } = options;
+  const given = Object.fromEntries(Object.entries(driverOptions).filter(([, value]) => value !== undefined));
+  return { region, endpoint, accountId: scope, queueName, options: given as UrlDriverOptions };
+}
+
+/** The URL of a queue beside the provider's, with the same region, endpoint and options. */
+export function queueUrl(provider: URL, queueName: string, accountId?: string): string {
+  return sqsUrls.queueUrl(provider, queueName, accountId);
+}
+
+/** The region the host names (`eu-west-1`, or an AWS queue host's); undefined for none. */
+function regionOf(url: URL): string | undefined {
   if (url.port) {
     throw new QueueError(
       'INVALID_ARGUMENT',
@@ -73,14 +89,7 @@ export function parseSqsUrl(url: URL): ParsedSqsUrl {
       { details: { field: 'region' } },
     );
   }
-  const { endpoint, ...driverOptions } = options;
-  const given = Object.fromEntries(Object.entries(driverOptions).filter(([, value]) => value !== undefined));
-  return { region, endpoint, accountId: scope, queueName, options: given as UrlDriverOptions };
-}
-
-/** The URL of a queue beside the provider's, with the same region, endpoint and options. */
-export function queueUrl(provider: URL, queueName: string, accountId?: string): string {
-  return sqsUrls.queueUrl(provider, queueName, accountId);
+  return region;
 }
 
 /** A local server's origin and any path prefix (a proxy's), without a trailing slash. */

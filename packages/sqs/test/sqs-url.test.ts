@@ -2,7 +2,7 @@ import type { QueueError } from '@queueport/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSqsUrl } from '../src';
-import { queueUrl } from '../src/sqs-url';
+import { queueUrl, sqsUrls } from '../src/sqs-url';
 
 const parse = (url: string) => parseSqsUrl(new URL(url));
 
@@ -82,6 +82,8 @@ describe('parseSqsUrl: where the queue is', () => {
     const error = refusal(url);
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'region' } });
     expect(error.message).toContain(`"${host}"`);
+    // The adapter's urls.check (the CLI's check of a configuration) holds the same rule.
+    expect(() => sqsUrls.check(new URL(url))).toThrow(`"${host}" is not a region`);
   });
 });
 

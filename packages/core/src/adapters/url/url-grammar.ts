@@ -39,6 +39,11 @@ export interface UrlGrammarSpec<O extends Record<string, OptionKind<unknown>>> {
    * secret goes instead.
    */
   secretOptions?: { names: readonly string[]; instead: string };
+  /**
+   * The provider's own rules for the rest of the URL (SQS: the host is a region, there is no
+   * port), run by `read` and so by `check`; throws the adapter's QueueError.
+   */
+  checkRest?(url: URL): void;
   /** An extra near-miss rule for unknown options (memory:// takes the start of a name). */
   nearMiss?: UnknownOptionRules['isNear'];
 }
@@ -143,7 +148,9 @@ export function defineUrlGrammar<const O extends Record<string, OptionKind<unkno
       );
     }
     const { queueName, scope } = readName(url);
-    return { queueName, scope, options: readOptions(url) };
+    const options = readOptions(url);
+    spec.checkRest?.(url);
+    return { queueName, scope, options };
   };
 
   const grammar: UrlGrammar<O> = {
