@@ -1,7 +1,12 @@
 import { defineUrlGrammar, readEnv, urlOption } from '@queueport/core/driver';
 import type { RedisOptions } from 'ioredis';
 import { BULLMQ_OPTION_BOUNDS as BOUNDS, type BullmqDriverOptions } from './bullmq-options';
-import { DEFAULT_TIMEOUT_MS } from './redis-connection';
+
+/**
+ * How long a connect, and each Redis command, may take unless the URL says `timeoutMs=`. Here,
+ * not beside the connection, so the adapter's definition reads without ioredis installed.
+ */
+export const DEFAULT_TIMEOUT_MS = 10_000;
 
 type UrlDriverOptions = Omit<BullmqDriverOptions, 'connection' | 'queueName' | 'name'>;
 

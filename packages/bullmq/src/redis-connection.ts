@@ -3,8 +3,6 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { classifyBullmqError } from './classify-error';
 import { isShowableHost, shownHostPort } from './shown-host';
 
-/** How long a connect, and each Redis command, may take unless the URL says `timeoutMs=`. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Once a connection was open, it reconnects at this pace for as long as Redis is away. */
 const RECONNECT_MAX_DELAY_MS = 2000;
 

@@ -12,6 +12,9 @@ vi.mock('@aws-sdk/client-sqs', () => {
 vi.mock('bullmq', () => {
   throw Object.assign(new Error("Cannot find package 'bullmq'"), { code: 'ERR_MODULE_NOT_FOUND' });
 });
+vi.mock('ioredis', () => {
+  throw Object.assign(new Error("Cannot find package 'ioredis'"), { code: 'ERR_MODULE_NOT_FOUND' });
+});
 
 const INSTALL =
   'sqs:// providers need @queueport/sqs and its peers @aws-sdk/client-sqs, which could not be loaded: npm i @queueport/sqs @aws-sdk/client-sqs';
@@ -30,7 +33,7 @@ describe('an adapter whose peer is not installed', () => {
     await expect(Promise.resolve(definition.admin!(new URL('sqs://eu-west-1'), {}))).rejects.toThrow(INSTALL);
   });
 
-  it('names every peer of the package, from its definition (BullMQ without bullmq)', async () => {
+  it('names every peer of the package, from its definition (BullMQ without bullmq and ioredis)', async () => {
     const definition = await loadAdapter('bullmq');
     expect(definition.peers).toEqual(['bullmq', 'ioredis']);
     await expect(
