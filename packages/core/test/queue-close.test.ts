@@ -147,6 +147,26 @@ describe('Queue.close: no call reaches the driver after close()', () => {
     expect(driver.callsAfterClose()).toEqual([]);
   });
 
+  it('with timeoutMs, stops waiting for a call that hangs and closes the driver', async () => {
+    const clock = new VirtualClock();
+    const driver = new WatchedDriver();
+    const queue = new Queue(driver, { clock, retry: { maxAttempts: 1 } });
+    driver.inbox.push(message(1));
+    const [delivery] = await queue.receive();
+    driver.holdAcks = new Promise(() => {});
+    const acking = delivery!.ack().catch((error: unknown) => error);
+    const closing = queue.close({ timeoutMs: 1_000 });
+    await clock.advance(999);
+    expect(driver.closeCalls).toBe(0);
+    await clock.advance(1);
+    await closing;
+    expect(driver.closeCalls).toBe(1);
+    // The hung call ends at its own deadline, and nothing reaches the driver after its close.
+    await clock.advance(30_000);
+    expect(await acking).toMatchObject({ code: 'UNAVAILABLE', details: { timedOut: true } });
+    expect(driver.callsAfterClose()).toEqual([]);
+  });
+
   it("drains its consumers' settles first, then closes the driver once", async () => {
     const clock = new VirtualClock();
     const driver = new WatchedDriver();

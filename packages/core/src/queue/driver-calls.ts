@@ -11,6 +11,8 @@ export class DriverCalls {
   #inFlight = 0;
   #idle: (() => void) | undefined;
   #closed = false;
+  /** Resolved when a close's `timeoutMs` runs out: the drain stops waiting. */
+  readonly #cut: { promise: Promise<void>; resolve: () => void } = deferred();
 
   constructor(driverName: string) {
     this.#driverName = driverName;
@@ -58,22 +60,43 @@ export class DriverCalls {
   }
 
   /**
-   * Ends the receives in flight, waits until nothing is in flight, then refuses every new call.
-   * Each call is bounded by its deadline and each operation by its retry policy, so this wait
-   * is too.
+   * Ends the receives in flight, waits until nothing is in flight or `cutAfter`'s bound runs
+   * out, then refuses every new call. Each call is bounded by its deadline and each operation by
+   * its retry policy, so the wait is too; what is still out when it ends is the driver's close
+   * to end.
    */
   async drain(): Promise<void> {
     this.#receives.abort(this.closedError());
-    while (this.#inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        this.#idle = resolve;
-      });
+    let cut = false;
+    void this.#cut.promise.then(() => {
+      cut = true;
+    });
+    while (this.#inFlight > 0 && !cut) {
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          this.#idle = resolve;
+        }),
+        this.#cut.promise,
+      ]);
     }
     this.#idle = undefined;
     this.#closed = true;
   }
 
+  /** Stops the drain's wait once `bound` resolves (a close's `timeoutMs`). */
+  cutAfter(bound: Promise<unknown>): void {
+    void bound.then(this.#cut.resolve, () => {});
+  }
+
   closedError(): QueueError {
     return new QueueError('CLOSED', `queue over ${this.#driverName} is closed`);
   }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }

@@ -403,9 +403,9 @@ export class Queue<E extends EventMap = AnyEvents>
 
   /**
    * Drains every consumer (within `timeoutMs`, as `consumer.close` does), ends the receives in
-   * flight, waits for every driver call in flight to answer (or pass its deadline), then closes
-   * the driver: no call reaches it after that. Idempotent: a later call waits for the same
-   * close, and a bound it gives applies too.
+   * flight, waits for the operations in flight (each call to its answer or deadline; within
+   * `timeoutMs` too, if given), then closes the driver: no call reaches it after that.
+   * Idempotent: a later call waits for the same close, and a bound it gives applies too.
    */
   async close(closeOptions: CloseOptions = {}): Promise<void> {
     const options = checkOptions('close options', closeOptions);
@@ -413,17 +413,26 @@ export class Queue<E extends EventMap = AnyEvents>
       if (options.timeoutMs !== undefined) {
         for (const consumer of this.#consumers) void consumer.close(options);
       }
-      return this.#closing;
+    } else {
+      this.#closed = true;
+      this.#events.emit('closing', { timeoutMs: options.timeoutMs });
+      this.#closing = (async () => {
+        await Promise.all([...this.#consumers].map((consumer) => consumer.close(options)));
+        await this.#calls.drain();
+        await this.driver.close();
+        this.#events.emit('closed', {});
+      })();
     }
-    this.#closed = true;
-    this.#events.emit('closing', { timeoutMs: options.timeoutMs });
-    this.#closing = (async () => {
-      await Promise.all([...this.#consumers].map((consumer) => consumer.close(options)));
-      await this.#calls.drain();
-      await this.driver.close();
-      this.#events.emit('closed', {});
-    })();
+    if (options.timeoutMs !== undefined) this.#boundDrain(options.timeoutMs, this.#closing);
     return this.#closing;
+  }
+
+  /** The wait for operations in flight ends after `timeoutMs`; the timer goes once the close is done. */
+  #boundDrain(timeoutMs: number, closing: Promise<void>): void {
+    const timer = new AbortController();
+    this.#calls.cutAfter(this.clock.sleep(timeoutMs, timer.signal));
+    const stop = () => timer.abort();
+    closing.then(stop, stop);
   }
 
   // DeliverySettler: what a single delivery's methods call.
