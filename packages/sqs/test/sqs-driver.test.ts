@@ -268,6 +268,17 @@ if (!sqsEndpoint) {
       expect(await counts(q.url)).toMatchObject({ visible: 1 });
     });
 
+    it('answers retryably an entry that escapes alone take past the call limit, and sends the rest', async () => {
+      const q = await createQueue(freshName('grow-call'), { MaximumMessageSize: '1024' });
+      const driver = await open(q.name);
+      // 308 bytes each as the Queue counts them, 608 escaped: one fits SQS's 1024, two do not.
+      const grown = (id: string) => outgoing(id, { body: canonicalJson({ s: '\uffff'.repeat(100) }) });
+      const outcomes = await driver.publish([grown('a'), grown('b')]);
+      expect(outcomes.map(failure)).toEqual(['ok', 'UNAVAILABLE']);
+      expect(outcomes[1]).toMatchObject({ error: { retryable: true } });
+      expect(await counts(q.url)).toMatchObject({ visible: 1 });
+    });
+
     it('hands a body with U+FFFF and U+FFFE back byte for byte, and never stores them', async () => {
       const q = await createQueue(freshName('body'));
       const driver = await open(q.name);
