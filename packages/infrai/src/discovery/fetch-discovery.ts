@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createAjv, QueueError, redactSecrets } from '@queueport/core/driver';
 import type { ErrorObject } from 'ajv';
 import type { Dispatcher } from 'undici';
@@ -77,6 +78,8 @@ export async function fetchDiscovery(
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(DEADLINE_PASSED), timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  // Every document's request listens to this one signal at once (eleven and more): not a leak.
+  setMaxListeners(0, signal);
   const get: Getter = (url) => getDocument(url, { signal, dispatcher: options.dispatcher, timeoutMs });
   try {
     return await readDiscovery(root, get);
