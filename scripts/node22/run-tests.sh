@@ -40,14 +40,26 @@ SQLITE_VERSION="$(node -p "require('$SQLITE_PKG/package.json').version")"
 BINDING="$SQLITE_PKG/build/Release/better_sqlite3.node"
 BINDING22="$CACHE_DIR/better-sqlite3-$SQLITE_VERSION-node-$NODE22_VERSION/better_sqlite3.node"
 
+# A binding is used only once Node 22 itself loads it: a wrong build fails here, named, rather
+# than as every SQLite test's "compiled against a different Node.js version".
+loads_on_node22() { "$NODE22" -e "process.dlopen({ exports: {} }, process.argv[1])" "$1" 2>/dev/null; }
+if [[ -f "$BINDING22" ]] && ! loads_on_node22 "$BINDING22"; then
+  echo "node22: the cached better-sqlite3 binding is not Node 22's; compiling it again"
+  rm -f "$BINDING22"
+fi
+
 if [[ ! -f "$BINDING22" ]]; then
   echo "node22: compiling better-sqlite3 $SQLITE_VERSION for node $NODE22_VERSION"
   build="$(mktemp -d)"
   cp -r "$SQLITE_PKG"/{binding.gyp,deps,src,package.json} "$build/"
   node_gyp="$(npm root -g)/npm/node_modules/node-gyp/bin/node-gyp.js"
-  (cd "$build" && PATH="$NODE22_DIR/bin:$PATH" "$NODE22" "$node_gyp" rebuild --release \
-    --nodedir="$NODE22_DIR" -j "$(nproc)" >"$build/gyp.log" 2>&1) ||
+  # npm_config_nodedir (set for the main install's node-gyp) would win over --nodedir and build
+  # against the machine's Node 20 headers.
+  (cd "$build" && env -u npm_config_nodedir -u NPM_CONFIG_NODEDIR PATH="$NODE22_DIR/bin:$PATH" \
+    "$NODE22" "$node_gyp" rebuild --release --nodedir="$NODE22_DIR" -j "$(nproc)" >"$build/gyp.log" 2>&1) ||
     { tail -40 "$build/gyp.log" >&2; echo "node22: better-sqlite3 did not compile" >&2; exit 1; }
+  loads_on_node22 "$build/build/Release/better_sqlite3.node" ||
+    { echo "node22: the compiled better-sqlite3 binding does not load on Node 22" >&2; exit 1; }
   mkdir -p "$(dirname "$BINDING22")"
   cp "$build/build/Release/better_sqlite3.node" "$BINDING22.tmp" && mv "$BINDING22.tmp" "$BINDING22"
   rm -rf "$build"
