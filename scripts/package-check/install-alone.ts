@@ -76,12 +76,18 @@ const NATIVE_CLIENTS_ALLOWED_IN: readonly PackageName[] = ['@queueport/ledger', 
  * Provider clients a driver takes as required peers, never as dependencies: the application picks
  * their versions, and hands the driver its own ioredis connection, which must be an instance of
  * the one ioredis the application has. Installed in the scratch project at the workspace's
- * versions (npm would otherwise pick the newest in range), one copy each.
+ * versions (npm would otherwise pick the newest in range), one copy each. Read from each
+ * package's `peerDependencies` (every required peer not of ours is a provider client: the other
+ * peers of this workspace are optional), so this list cannot drift from the manifests.
  */
-const CLIENT_PEERS: Partial<Record<PackageName, readonly string[]>> = {
-  '@queueport/bullmq': ['bullmq', 'ioredis'],
-  '@queueport/sqs': ['@aws-sdk/client-sqs'],
-};
+const CLIENT_PEERS: Partial<Record<PackageName, readonly string[]>> = Object.fromEntries(
+  PACKAGES.map(({ name, manifest }): [PackageName, string[]] => [
+    name,
+    Object.keys(manifest.peerDependencies ?? {}).filter(
+      (peer) => !peer.startsWith('@queueport/') && manifest.peerDependenciesMeta?.[peer]?.optional !== true,
+    ),
+  ]).filter(([, peers]) => peers.length > 0),
+);
 const CLIENTS = Object.values(CLIENT_PEERS).flat() as string[];
 /**
  * Native build material a provider client brings, matched by the package that holds it. BullMQ
