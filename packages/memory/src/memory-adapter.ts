@@ -81,29 +81,26 @@ export async function dropMemoryConnection(driver: Driver): Promise<void> {
   target.dropConnection();
 }
 
-/** A handle onto a shared queue: closing it stops its own receives, not the queue. */
+/**
+ * A handle onto a shared queue: closing it ends its own receives, not the queue, which other
+ * handles of the name still use. The Queue over it makes no call after close (the driver
+ * contract), so the handle keeps no closed flag to refuse one.
+ */
 function handle(target: MemoryDriver): Driver {
   const closed = new AbortController();
-  const open = <A, R>(call: (arg: A) => Promise<R>) => {
-    return async (arg: A): Promise<R> => {
-      if (closed.signal.aborted) throw new QueueError('CLOSED', `${target.name} driver is closed`);
-      return call(arg);
-    };
-  };
   const driver: Driver = {
     name: target.name,
     capabilities: target.capabilities,
-    publish: open((messages: Parameters<Driver['publish']>[0]) => target.publish(messages)),
-    receive: open((request: Parameters<Driver['receive']>[0]) =>
+    publish: (messages) => target.publish(messages),
+    receive: (request) =>
       target.receive({
         ...request,
         signal: request.signal ? AbortSignal.any([request.signal, closed.signal]) : closed.signal,
       }),
-    ),
-    ack: open((receipts: readonly string[]) => target.ack(receipts)),
-    release: open((entries: Parameters<Driver['release']>[0]) => target.release(entries)),
-    extendLease: open((entries: Parameters<MemoryDriver['extendLease']>[0]) => target.extendLease(entries)),
-    deadLetter: open((entries: Parameters<MemoryDriver['deadLetter']>[0]) => target.deadLetter(entries)),
+    ack: (receipts) => target.ack(receipts),
+    release: (entries) => target.release(entries),
+    extendLease: (entries) => target.extendLease(entries),
+    deadLetter: (entries) => target.deadLetter(entries),
     close: async () => closed.abort('closed'),
   };
   targets.set(driver, target);

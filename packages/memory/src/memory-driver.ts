@@ -23,6 +23,7 @@ import {
   systemClock,
 } from '@queueport/core/driver';
 import { DedupeIndex } from './dedupe-index';
+import { checkMemoryOptions } from './memory-options';
 import type { DeadLetter, StoredMessage } from './stored-message';
 
 export interface MemoryDriverOptions {
@@ -69,7 +70,8 @@ export class MemoryDriver implements Driver {
   #deleted = false;
   #wake: { promise: Promise<void>; resolve: () => void } = deferred();
 
-  constructor(options: MemoryDriverOptions = {}) {
+  constructor(given: MemoryDriverOptions = {}) {
+    const options = checkMemoryOptions(given);
     this.name = options.name ?? 'memory';
     this.#clock = options.clock ?? systemClock;
     this.#maxReceives = options.maxReceives;

@@ -1,18 +1,8 @@
-import {
-  type Capabilities,
-  type DedupeCapability,
-  defineUrlGrammar,
-  urlOption,
-} from '@queueport/core/driver';
+import { type DedupeCapability, defineUrlGrammar, urlOption } from '@queueport/core/driver';
 import type { MemoryDriverOptions } from './memory-driver';
+import { MEMORY_OPTION_BOUNDS as BOUNDS, MEMORY_ORDERINGS } from './memory-options';
 
 type UrlOptions = Omit<MemoryDriverOptions, 'clock' | 'name'>;
-
-const ORDERINGS = [
-  'fifo-per-group',
-  'fifo-single-consumer',
-  'none',
-] as const satisfies readonly Capabilities['ordering'][];
 
 /**
  * `memory://orders?dedupe=window:300&ordering=fifo-per-group&nativeMaxDelaySeconds=900`: the
@@ -26,12 +16,12 @@ export const memoryUrls = defineUrlGrammar({
   credentials: 'remove the user and password',
   options: {
     dedupe: urlOption.custom({ expected: 'none, while-retained or window:<seconds>', parse: parseDedupe }),
-    ordering: urlOption.oneOf(ORDERINGS),
+    ordering: urlOption.oneOf(MEMORY_ORDERINGS),
     fractionalDelay: urlOption.boolean(),
-    retentionSeconds: urlOption.seconds({ min: 1 }),
-    batchMax: urlOption.integer({ min: 1 }),
-    maxReceives: urlOption.integer({ min: 1 }),
-    nativeMaxDelaySeconds: urlOption.seconds({ min: 1 }),
+    retentionSeconds: urlOption.seconds(BOUNDS.retentionSeconds),
+    batchMax: urlOption.integer(BOUNDS.batchMax),
+    maxReceives: urlOption.integer(BOUNDS.maxReceives),
+    nativeMaxDelaySeconds: urlOption.seconds(BOUNDS.nativeMaxDelaySeconds),
   },
   // A typo such as `maxReceive`, or the start of a name such as `retention`, is a near miss.
   nearMiss: (typed, option) => typed.length >= 4 && option.startsWith(typed),

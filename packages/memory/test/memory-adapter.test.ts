@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AdapterRegistry, openQueue, type QueueError } from '@queueport/core';
+import { AdapterRegistry, openQueue, Queue, type QueueError } from '@queueport/core';
 import { type AdapterDefinition, defineAdapter } from '@queueport/core/driver';
 import { VirtualClock } from '@queueport/core/testing';
 import { memoryAdapter } from '@queueport/memory';
@@ -222,15 +222,27 @@ describe('handles onto one memory queue', () => {
     expect((await twoWaiting).map((d) => d.envelope.event_id)).toEqual(['for-two']);
   });
 
-  it('a closed handle cannot settle a delivery it received', async () => {
+  it('a Queue closed over a handle refuses to settle what it received; the message stays leased', async () => {
     const url = `memory://${fresh()}`;
-    const one = await openQueue(url, { adapters });
+    // The Queue, not the handle, refuses calls after close (the driver contract).
+    const one = new Queue(await memoryAdapter.open(new URL(url), {}));
     const two = await openQueue(url, { adapters });
     await two.publish(event('e1'));
     const [delivery] = await one.receive({ leaseSeconds: 300 });
-    await one.driver.close();
-    await expect(one.driver.ack([delivery!.receipt])).rejects.toMatchObject({ code: 'CLOSED' });
+    await one.close();
+    await expect(delivery!.ack()).rejects.toMatchObject({ code: 'CLOSED' });
     // The message itself is untouched: still leased, not gone.
     expect(await two.receive()).toEqual([]);
+  });
+
+  it('a closed handle ends a receive at once, and leaves the queue open for the others', async () => {
+    const url = `memory://${fresh()}`;
+    const handle = await memoryAdapter.open(new URL(url), {});
+    const other = await openQueue(url, { adapters });
+    await other.publish(event('e1'));
+    await handle.close();
+    // Its receives end through its abort signal, not a refusal: the Queue refuses the calls.
+    expect(await handle.receive({ maxMessages: 1, waitSeconds: 20, leaseSeconds: 30 })).toEqual([]);
+    expect((await other.receive()).map((d) => d.envelope.event_id)).toEqual(['e1']);
   });
 });
