@@ -58,8 +58,9 @@ export function createInfraiAdapter(adapterOptions: InfraiAdapterOptions = {}): 
     secretPatterns: INFRAI_SECRET_PATTERNS,
     endpoint: (url) => {
       if (!url.hostname) return undefined;
-      const plain = url.searchParams.get('tls') === 'false';
-      return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (plain ? 80 : 443)) };
+      // The grammar's own reading of tls=, so the probe and the driver never disagree on it.
+      const { tls } = infraiUrls.read(url).options;
+      return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (tls ? 443 : 80)) };
     },
     preflight: (url, context) => preflight(url, context, adapterOptions.dispatcher),
     async open(url, context) {

@@ -14,7 +14,7 @@ import {
 } from '@queueport/core/driver';
 import { type DiscoverySnapshot, SNAPSHOT } from './discovery/discovery-format';
 import { assertQueueCapabilities } from './discovery/regions';
-import type { QueuePublishBatchResponse } from './generated/queue-types';
+import type { ResponseOf } from './generated/queue-types';
 import {
   type ContractLimits,
   checkDedupeWindow,
@@ -138,15 +138,19 @@ export class InfraiDriver implements Driver {
     // Checked here too: a caller's own snapshot may not say the results are a list.
     const results: unknown[] = Array.isArray(answer?.results) ? answer.results : [];
     sent.forEach((index, i) => {
-      const result = results[i] as QueuePublishBatchResponse['results'][number] | undefined;
-      if (result?.ok === true && boundedText(result.message_id, MESSAGE_ID_MAX)) {
-        outcomes[index] = { ok: true, messageId: result.message_id };
-      } else if (result?.ok !== true && result?.error?.code === 'IDEMPOTENCY_CONFLICT') {
+      const result = results[i] as BatchResult | undefined;
+      // Read at the generated types: a field the snapshot renames is a compile error here.
+      const ok: boolean | undefined = result?.ok;
+      const messageId: string | undefined = result?.message_id;
+      const error: BatchResult['error'] = result?.error;
+      if (ok === true && boundedText(messageId, MESSAGE_ID_MAX)) {
+        outcomes[index] = { ok: true, messageId };
+      } else if (ok !== true && error?.code === 'IDEMPOTENCY_CONFLICT') {
         // The key was used for another request within the window: a repeat Infrai absorbed. Its
         // answer names no message, so the key it was absorbed under stands in for the id.
         outcomes[index] = { ok: true, messageId: entries[i]!.idempotency_key };
       } else {
-        outcomes[index] = { ok: false, error: entryError(result?.error, this.#http, this.name) };
+        outcomes[index] = { ok: false, error: entryError(error, this.#http, this.name) };
       }
     });
     return outcomes;
@@ -190,7 +194,7 @@ export class InfraiDriver implements Driver {
         queue: this.#queue,
         receipt_handle: receipt,
       });
-      confirmSettle(answer, 'ack', this.name);
+      confirmSettle(answer, 'queue.ack', this.name);
     });
   }
 
@@ -201,7 +205,7 @@ export class InfraiDriver implements Driver {
         receipt_handle: entry.receipt,
         ...(entry.delaySeconds > 0 ? { delay_seconds: entry.delaySeconds } : {}),
       });
-      confirmSettle(answer, 'nack', this.name);
+      confirmSettle(answer, 'queue.nack', this.name);
     });
   }
 
@@ -231,6 +235,8 @@ function batchText(entries: ReadonlyArray<Record<string, unknown>>, payloads: re
     .join(',')}]`;
 }
 
+type BatchResult = ResponseOf<'queue.publish_batch'>['results'][number];
+
 /** Settles one call per entry, all at once: Infrai documents no batch ack or nack. */
 async function settleEach<T>(
   entries: readonly T[],
@@ -252,11 +258,7 @@ async function settleEach<T>(
  * A batch entry's error in the port's terms, through the same mapping as a whole call's: the
  * HTTP status Infrai would give that code comes from the snapshot's error list.
  */
-function entryError(
-  error: { code?: string; message?: string; retryable?: boolean } | undefined,
-  http: InfraiHttp,
-  name: string,
-): QueueError {
+function entryError(error: BatchResult['error'], http: InfraiHttp, name: string): QueueError {
   if (!error || typeof error !== 'object') {
     return new QueueError('UNAVAILABLE', `${name}: Infrai confirmed nothing for this message`, {
       retryable: true,

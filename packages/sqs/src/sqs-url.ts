@@ -19,6 +19,11 @@ export interface ParsedSqsUrl {
 }
 
 const REGION = /^[a-z]{2,}(-[a-z0-9]+)+$/;
+/**
+ * A near miss of a region's name (`EU-WEST-1`, `eu_west_1`): nothing a secret looks like, so
+ * safe to quote back in a refusal. A real region passes REGION and is never refused.
+ */
+const REGION_LOOKALIKE = /^[a-z]{2}([-_][a-z]+)+[-_]\d$/i;
 const AWS_HOST = /^sqs\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
 const ACCOUNT = /^[0-9]{12}$/;
 /** SQS queue names: 1-80 letters, digits, `-` and `_`, a FIFO one's `.fifo` among the 80. */
@@ -83,9 +88,12 @@ function regionOf(url: URL): string | undefined {
   const awsHost = AWS_HOST.exec(host);
   const region = awsHost ? awsHost[1] : host === '' ? undefined : host;
   if (region !== undefined && !REGION.test(region)) {
+    // A host may be something pasted by mistake (a key, a token): quoted only when it has a
+    // region's shape, a near miss worth seeing.
+    const which = REGION_LOOKALIKE.test(host) ? `"${host}"` : 'this host (not shown)';
     throw new QueueError(
       'INVALID_ARGUMENT',
-      `sqs:// URLs name the region as the host (sqs://eu-west-1/orders); "${host}" is not a region`,
+      `sqs:// URLs name the region as the host (sqs://eu-west-1/orders); ${which} is not a region`,
       { details: { field: 'region' } },
     );
   }

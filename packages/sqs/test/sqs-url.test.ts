@@ -72,19 +72,32 @@ describe('parseSqsUrl: where the queue is', () => {
   });
 
   it.each([
-    ['localhost', 'sqs://localhost/orders'],
-    ['127.0.0.1', 'sqs://127.0.0.1/orders'],
     ['EU-WEST-1', 'sqs://EU-WEST-1/orders'],
     ['eu_west_1', 'sqs://eu_west_1/orders'],
-    ['sqs.nowhere.amazonaws.com', 'sqs://sqs.nowhere.amazonaws.com/123456789012/orders'],
-    ['eu-west-1.queue.amazonaws.com', 'sqs://eu-west-1.queue.amazonaws.com/123456789012/orders'],
-  ])('refuses a host that names no region (%s), saying which', (host, url) => {
+  ])("refuses a host that has a region name's shape but is none (%s), quoting it", (host, url) => {
     const error = refusal(url);
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'region' } });
     expect(error.message).toContain(`"${host}"`);
     // The adapter's urls.check (the CLI's check of a configuration) holds the same rule.
     expect(() => sqsUrls.check(new URL(url))).toThrow(`"${host}" is not a region`);
   });
+
+  it.each([
+    ['localhost', 'sqs://localhost/orders'],
+    ['127.0.0.1', 'sqs://127.0.0.1/orders'],
+    ['sqs.nowhere.amazonaws.com', 'sqs://sqs.nowhere.amazonaws.com/123456789012/orders'],
+    ['eu-west-1.queue.amazonaws.com', 'sqs://eu-west-1.queue.amazonaws.com/123456789012/orders'],
+    ['AKIAIOSFODNN7EXAMPLE', 'sqs://AKIAIOSFODNN7EXAMPLE/orders'],
+  ])(
+    'refuses a host that names no region (%s), without quoting it (it may be a pasted secret)',
+    (host, url) => {
+      const error = refusal(url);
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'region' } });
+      expect(error.message).toContain('this host (not shown) is not a region');
+      expect(error.message).not.toContain(host);
+      expect(() => sqsUrls.check(new URL(url))).toThrow('this host (not shown) is not a region');
+    },
+  );
 });
 
 describe('parseSqsUrl: queue names', () => {
