@@ -10,6 +10,7 @@ import { EXIT, type ExitCode, exitCodeOfStop } from './exit-codes';
 import { type GlobalFlags, parseGlobalFlags } from './global-flags';
 import { TOP_USAGE, topLevelHelp } from './help';
 import type { CliIo } from './io';
+import { registerBuiltInSecretPatterns } from './providers/built-in-secret-patterns';
 import { emitReport } from './report/emit-report';
 import { Redactor } from './report/redact-output';
 import { describeError } from './report/report-builder';
@@ -36,6 +37,8 @@ export interface MainOptions {
  */
 export async function main(argv: readonly string[], io: CliIo, options: MainOptions = {}): Promise<ExitCode> {
   const commands = options.commands ?? COMMANDS;
+  // Before anything is read or printed: a provider's key is masked even where another is configured.
+  await registerBuiltInSecretPatterns();
   const early = new Redactor(io.env);
   let flags: GlobalFlags;
   try {

@@ -13,11 +13,11 @@ describe('loadAdapter', () => {
     expect((await loadAdapter('memory')).packageName).toBe('@queueport/memory');
   });
 
-  it('names the package to install when a built-in adapter cannot be imported (npm installs its peers with it)', async () => {
+  it('names the package and its peers to install when a built-in adapter cannot be imported', async () => {
     const error = await loadAdapter('sqs').catch((e: unknown) => e);
     expect(isQueueError(error, 'INVALID_ARGUMENT')).toBe(true);
     expect((error as Error).message).toBe(
-      'sqs:// providers need @queueport/sqs, which could not be loaded: npm i @queueport/sqs',
+      'sqs:// providers need @queueport/sqs and its peers @aws-sdk/client-sqs, which could not be loaded: npm i @queueport/sqs @aws-sdk/client-sqs',
     );
     // A URL of an adapter that is not installed is left to its open, which says the above.
     await expect(checkAdapterUrl(new URL('sqs://eu-west-1/q?typo=1'))).resolves.toBeUndefined();

@@ -35,6 +35,7 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
     packageName: '@queueport/sqs',
     virtualClock: false,
     peers: SQS_PEERS,
+    secretPatterns: AWS_SECRET_PATTERNS,
     // Its checkRest holds SQS's own rules (the region as the host, no port).
     urls: sqsUrls,
     endpoint: localEndpoint,
@@ -87,6 +88,13 @@ export function createSqsAdapter(adapterOptions: SqsAdapterOptions = {}): Adapte
     },
   });
 }
+
+/**
+ * AWS access key ids, long-term (`AKIA`) and temporary (`ASIA`): masked in every error once
+ * this definition is loaded. The secret access key has no prefix; the generic forms and the
+ * environment's values cover it.
+ */
+const AWS_SECRET_PATTERNS: readonly RegExp[] = [/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/];
 
 /** What a user installs beside @queueport/sqs. */
 const SQS_PEERS = ['@aws-sdk/client-sqs'] as const;

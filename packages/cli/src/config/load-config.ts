@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { AdapterDefinition } from '@queueport/core/driver';
 import { ConfigError } from '../errors';
+import { registerBuiltInSecretPatterns } from '../providers/built-in-secret-patterns';
 import { checkProviderUrls } from './check-provider-urls';
 import type { LoadedConfig } from './config-types';
 import { loadConfiguredAdapters } from './configured-adapters';
@@ -31,6 +32,8 @@ export interface LoadConfigOptions {
  * defaults, started here and stopped by `close()`.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  // A program may load a configuration without main: a provider's key is known before the check.
+  await registerBuiltInSecretPatterns();
   const file = options.configPath
     ? await givenFile(path.resolve(options.cwd, options.configPath))
     : await foundFile(options.cwd);

@@ -1,8 +1,11 @@
-import { isEnvironmentVariableName } from '@queueport/core/driver';
+import { isEnvironmentVariableName, registeredSecretPatterns } from '@queueport/core/driver';
 
 /**
  * What looks like a secret, by name. One list for the configuration check (a secret written
  * into the file is refused) and the output redaction (the environment's secrets are masked).
+ * A provider's key formats are its adapter's to declare (`secretPatterns`, registered once its
+ * definition loads; the CLI loads every installed built-in before it reads a configuration):
+ * only the forms no queueport package owns are written here.
  */
 
 /** Environment variables whose values are masked in every output. */
@@ -49,7 +52,8 @@ export function namesAnEnv(name: string): boolean {
 export function isShowableName(name: string): boolean {
   return (
     /^[A-Za-z_$][A-Za-z0-9_$.-]{0,31}$/.test(name) &&
-    !/^(ifr|whsec|sk|pk|ghp|gho|ghs|github_pat|xox[a-z]?|akia|asia)[_-]?/i.test(name) &&
+    !/^(sk|pk|ghp|gho|ghs|github_pat|xox[a-z]?)[_-]?/i.test(name) &&
+    !matchesRegisteredPattern(name) &&
     !looksGenerated(name)
   );
 }
@@ -65,12 +69,7 @@ export function isShowableWord(word: string): boolean {
 
 /** A variable's name that may be quoted: not a pasted secret that happens to fit the syntax. */
 export function isShowableEnvName(name: string): boolean {
-  return (
-    isEnvironmentVariableName(name) &&
-    !looksGenerated(name) &&
-    !looksLikeSecretValue(name) &&
-    !/^ifr_/i.test(name)
-  );
+  return isEnvironmentVariableName(name) && !looksGenerated(name) && !looksLikeSecretValue(name);
 }
 
 /**
@@ -83,7 +82,20 @@ function looksGenerated(text: string): boolean {
   return text.length >= 12 && digits >= 3 && letters >= 3;
 }
 
-/** A value that is a known secret format, wherever it was written. */
+/**
+ * A value that is a known secret format, wherever it was written: a format a package registered,
+ * or one of the well-known tokens no queueport package owns.
+ */
 export function looksLikeSecretValue(value: string): boolean {
-  return /^(ifr_|whsec_|sk_live_|sk_test_|ghp_|xox[abp]-)/i.test(value) || /^bearer\s/i.test(value);
+  return (
+    /^(sk_live_|sk_test_|ghp_|xox[abp]-)/i.test(value) ||
+    /^bearer\s/i.test(value) ||
+    matchesRegisteredPattern(value)
+  );
+}
+
+/** Whether any registered secret pattern (`registerSecretPatterns`) finds a secret in the text. */
+function matchesRegisteredPattern(text: string): boolean {
+  // Fresh copies each call: a global pattern's lastIndex would carry over between texts.
+  return registeredSecretPatterns().some((pattern) => pattern.test(text));
 }

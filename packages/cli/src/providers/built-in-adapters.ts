@@ -3,8 +3,9 @@ import { randomBytes } from 'node:crypto';
 /**
  * The one place the CLI names providers: the adapter packages it loads by URL scheme without a
  * configuration naming them, and the ones the embedded defaults run in this process. Everything
- * else (peers, URL rules, the variables a URL reads, the drill's preflight) comes from each
- * package's own AdapterDefinition.
+ * else (URL rules, the variables a URL reads, the drill's preflight, the secret patterns) comes
+ * from each package's own AdapterDefinition; the peers here only name what to install when the
+ * package itself is missing.
  */
 export interface BuiltInAdapter {
   scheme: string;
@@ -15,6 +16,11 @@ export interface BuiltInAdapter {
    * (`/adapter`), so a missing peer is read from the definition and named in the install line.
    */
   load(): Promise<unknown>;
+  /**
+   * What `npm i` needs beside the package when the package itself is missing (its definition,
+   * which names them, cannot be read then). The package's own `peers` win once it loads.
+   */
+  peers?: readonly string[];
   /**
    * Starts an in-process provider for the embedded defaults (no configuration file): its URL, the
    * variables it names with the values generated for them, and how to stop it.
@@ -77,6 +83,16 @@ export const BUILT_IN_ADAPTERS: readonly BuiltInAdapter[] = [
       }
     },
   },
-  { scheme: 'bullmq', packageName: '@queueport/bullmq', load: () => import('@queueport/bullmq/adapter') },
-  { scheme: 'sqs', packageName: '@queueport/sqs', load: () => import('@queueport/sqs/adapter') },
+  {
+    scheme: 'bullmq',
+    packageName: '@queueport/bullmq',
+    peers: ['bullmq', 'ioredis'],
+    load: () => import('@queueport/bullmq/adapter'),
+  },
+  {
+    scheme: 'sqs',
+    packageName: '@queueport/sqs',
+    peers: ['@aws-sdk/client-sqs'],
+    load: () => import('@queueport/sqs/adapter'),
+  },
 ];

@@ -32,8 +32,8 @@ async function loadBuiltIn(scheme: string): Promise<AdapterDefinition | undefine
     module = await builtIn.load();
   } catch (error) {
     if (!isModuleNotFound(error)) throw error;
-    // npm installs a package's peers with it; the package names them once it loads.
-    throw missingPeerError({ scheme, packageName: builtIn.packageName, peers: [] });
+    // The package cannot name its peers when it is itself missing: the built-in list does.
+    throw missingPeerError({ scheme, packageName: builtIn.packageName, peers: builtIn.peers ?? [] });
   }
   const definition = definitionsOf(module).find((each) => each.scheme === scheme);
   if (!definition) {

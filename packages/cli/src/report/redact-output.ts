@@ -1,4 +1,5 @@
 import { assessSecret, redactSecrets, type SecretAssessment } from '@queueport/core/driver';
+import { SECRET_PREFIX as SIGNING_SECRET_PREFIX } from '@queueport/webhook';
 import type { Env } from '../config/config-env';
 import { namedEnvVars } from '../config/config-env';
 import type { LoadedConfig } from '../config/config-types';
@@ -18,7 +19,10 @@ export interface UnmaskedSecret {
  * Every output passes through one of these: the report (human, --json, JUnit), progress lines
  * and error messages. It masks the values of secret-looking environment variables, every
  * variable the configuration names by a `*Env` field, what the embedded defaults generated,
- * and whatever core's redactSecrets recognises (bearer tokens, ifr_ keys, whsec_ secrets).
+ * and whatever core's redactSecrets recognises: the generic forms (bearer tokens, `key=`
+ * pairs) and every pattern a loaded package registered (each built-in adapter's, loaded by
+ * main before anything is read or printed; a configured adapter's on load; webhook signing
+ * secrets').
  *
  * It masks text values, never an encoded document: a report is masked field by field before it
  * is turned into JSON, XML or a table, so markup and structure are never touched. A value that
@@ -138,7 +142,7 @@ function formsOf(value: string): string[] {
   if (!isMasked(trimmed, assessSecret(trimmed))) return [];
   const parts = [trimmed];
   // A signing secret is also used as its bare base64 part.
-  if (trimmed.startsWith('whsec_')) parts.push(trimmed.slice('whsec_'.length));
+  if (trimmed.startsWith(SIGNING_SECRET_PREFIX)) parts.push(trimmed.slice(SIGNING_SECRET_PREFIX.length));
   // A URL held in a variable (a postgres:// URL) is a secret, and so is its password alone.
   const password = passwordOf(trimmed);
   if (password) parts.push(password, safeDecode(password));
