@@ -44,7 +44,7 @@ function isShowableArg(arg: string): boolean {
 
 /**
  * parseArgs' message, with each argument it quotes that may be a pasted secret replaced by its
- * position: `Unknown option '--ifr_…'` must not print the key someone pasted after a flag.
+ * position: `Unknown option '--<a provider key>'` must not print the key someone pasted after a flag.
  */
 function withheld(message: string, argv: readonly string[]): string {
   const typed = argv.flatMap((arg, index) => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SECRET_PREFIX as SIGNING_SECRET_PREFIX } from '@queueport/webhook';
 import { BUILT_IN_ADAPTERS } from '../providers/built-in-adapters';
 import type { LoadedConfig, QueueportConfig } from './config-types';
 
@@ -37,7 +38,7 @@ export async function startEmbeddedDefaults(): Promise<LoadedConfig> {
       Object.assign(env, provider.env);
     }
 
-    const receiverSecret = `whsec_${randomBytes(32).toString('base64')}`;
+    const receiverSecret = `${SIGNING_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
     const { startReferenceReceiver } = await import('@queueport/webhook/reference-receiver');
     const receiver = await startReferenceReceiver({ mode: 'idempotent', secrets: [receiverSecret] });
     stops.push(() => receiver.close());
