@@ -113,15 +113,13 @@ function sdkParts() {
 
 /** AWS itself is reached through the SDK's own resolution; only a local `endpoint=` is a server to probe. */
 function localEndpoint(url: URL): { host: string; port: number } | undefined {
-  const endpoint = url.searchParams.get('endpoint');
+  // The grammar's own reading of endpoint= (already checked to be a plain http(s) URL), so the
+  // probe and the client never disagree on it.
+  const { endpoint } = sqsUrls.read(url).options;
   if (!endpoint) return undefined;
-  try {
-    const server = new URL(endpoint);
-    const port = Number(server.port || (server.protocol === 'https:' ? 443 : 80));
-    return server.hostname ? { host: server.hostname.replace(/^\[|\]$/g, ''), port } : undefined;
-  } catch {
-    return undefined;
-  }
+  const server = new URL(endpoint);
+  const port = Number(server.port || (server.protocol === 'https:' ? 443 : 80));
+  return server.hostname ? { host: server.hostname.replace(/^\[|\]$/g, ''), port } : undefined;
 }
 
 /** The adapter that makes a client per URL. */
