@@ -275,11 +275,13 @@ export class Queue<E extends EventMap = AnyEvents>
     const requestedWait = checkWaitSeconds(options.waitSeconds ?? 0);
     const maxMessages = this[CAP_OPTION]('maxMessages', requestedMessages, caps.batch.receive, 'receive');
     const waitSeconds = this[CAP_OPTION]('waitSeconds', requestedWait, caps.longPollMaxSeconds, 'receive');
-    const deadline = this.clock.now() + waitSeconds * 1000;
+    const begunAt = this.clock.now();
+    const deadline = begunAt + waitSeconds * 1000;
     // A receive in flight when the queue closes ends empty, as a long poll that found nothing.
     const ended = this.#calls.receivesEnded;
     for (let pass = 0; pass < MAX_EMPTY_PASSES; pass++) {
-      const startedAt = this.clock.now();
+      // The first pass asks for the whole wait: a millisecond spent on checks is not the caller's.
+      const startedAt = pass === 0 ? begunAt : this.clock.now();
       const wait = Math.max(0, Math.min(waitSeconds, (deadline - startedAt) / 1000));
       let answer: unknown;
       try {
