@@ -8,6 +8,8 @@ const forwardAll = {
   complete: 'forward',
   fail: 'forward',
   release: 'forward',
+  claimMany: 'forward',
+  settleMany: 'forward',
   get: 'forward',
   scanPending: 'forward',
   scanAmbiguous: 'forward',

@@ -1,6 +1,7 @@
 // The store-neutral part: the Ledger interface, its types and limits. Nothing here loads a
 // database client; the stores are subpaths: @queueport/ledger/sqlite, @queueport/ledger/postgres.
 export type {
+  BatchOutcome,
   ClaimRequest,
   ClaimResult,
   Ledger,
@@ -9,6 +10,8 @@ export type {
   ListRequest,
   ReleaseRequest,
   ScanRequest,
+  SettleEntry,
   SettleRequest,
 } from './ledger';
+export { MAX_BATCH_ENTRIES } from './ledger';
 export { MAX_OUTCOME_CHARS, MAX_SCAN_LIMIT } from './validation';

@@ -1,3 +1,5 @@
+import type { QueueError } from '@queueport/core';
+
 /**
  * The idempotency ledger: one row per logical event, owned by the application. The queue's own
  * dedupe absorbs quick echoes; the ledger owns history. Every method is one short transaction,
@@ -86,6 +88,22 @@ export interface ListRequest {
   state?: LedgerState;
 }
 
+/** One entry of `settleMany`: which settle, and its request. */
+export type SettleEntry =
+  | ({ kind: 'complete' } & SettleRequest)
+  | ({ kind: 'fail' } & SettleRequest)
+  | ({ kind: 'release' } & ReleaseRequest);
+
+/**
+ * One entry's outcome in a batch, in the order of the requests. `error` is what the single call
+ * would have thrown for that entry (INVALID_ARGUMENT, IDEMPOTENCY_CONFLICT, LEASE_LOST,
+ * UNAVAILABLE…): one entry's failure never fails the others.
+ */
+export type BatchOutcome<T> = { ok: true; value: T } | { ok: false; error: QueueError };
+
+/** The most entries one `claimMany` / `settleMany` takes. */
+export const MAX_BATCH_ENTRIES = 1000;
+
 export interface Ledger {
   /**
    * One transaction. Delivered → 'delivered'. Failed → 'failed'. Digest differs from the stored
@@ -101,6 +119,16 @@ export interface Ledger {
   fail(request: SettleRequest): Promise<LedgerRecord>;
   /** Gives the lease back (retry later), recording the outcome. Throws LEASE_LOST likewise. */
   release(request: ReleaseRequest): Promise<LedgerRecord>;
+  /**
+   * Many claims, each decided exactly as `claim` decides it, written in one commit (SQLite: one
+   * transaction; PostgreSQL: one multi-row statement for the ids never seen). Resolves once the
+   * commit holding every written row is durable; one outcome per request, in order. Throws only
+   * for what is wrong with the batch itself (not an array, more than MAX_BATCH_ENTRIES) or when
+   * the ledger is closed. The same id twice in one batch is decided in order, as two calls would be.
+   */
+  claimMany(requests: readonly ClaimRequest[]): Promise<BatchOutcome<ClaimResult>[]>;
+  /** Many settles, each as complete / fail / release would do it, in one commit; one outcome each, in order. */
+  settleMany(entries: readonly SettleEntry[]): Promise<BatchOutcome<LedgerRecord>[]>;
   get(eventId: string): Promise<LedgerRecord | undefined>;
   /** Events with no terminal state whose last update is older than the bound, oldest first. */
   scanPending(request: ScanRequest): Promise<LedgerRecord[]>;

@@ -19,9 +19,9 @@ async function appliedMigrations(schema: string): Promise<number[]> {
   return rows.map((row) => row.version);
 }
 
-describeLedgerContract('postgres', async (clock) => {
+describeLedgerContract('postgres', async (clock, options) => {
   const schema = nextSchema();
-  const ledger = await openPostgresLedger({ connectionString, schema, clock });
+  const ledger = await openPostgresLedger({ connectionString, schema, clock, ...options });
   const opened: Ledger[] = [ledger];
   return {
     ledger,

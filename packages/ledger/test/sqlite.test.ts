@@ -32,9 +32,9 @@ function appliedMigrations(filename: string): number[] {
   }
 }
 
-describeLedgerContract('sqlite', async (clock) => {
+describeLedgerContract('sqlite', async (clock, options) => {
   const filename = path.join(dir, `ledger-${++files}.db`);
-  const ledger = await openSqliteLedger({ filename, clock });
+  const ledger = await openSqliteLedger({ filename, clock, ...options });
   const opened: Ledger[] = [ledger];
   return {
     ledger,

@@ -4,7 +4,16 @@ import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/
 import type { Pool, PoolClient } from 'pg';
 import { decideClaim } from '../claim-decision';
 import { invalidArgument, leaseLost, ledgerClosed } from '../errors';
+import { checkBatch, claimProblem, failed, settleProblem, succeeded } from '../group-commit/batch-entries';
+import {
+  DEFAULT_GROUP_MAX_ENTRIES,
+  GroupCommit,
+  type GroupCommitOptions,
+  type GroupCommitSettings,
+  groupCommitSettings,
+} from '../group-commit/group-commit';
 import type {
+  BatchOutcome,
   ClaimRequest,
   ClaimResult,
   Ledger,
@@ -12,6 +21,7 @@ import type {
   ListRequest,
   ReleaseRequest,
   ScanRequest,
+  SettleEntry,
   SettleRequest,
 } from '../ledger';
 import { migratePostgres } from '../migrations/postgres';
@@ -35,6 +45,7 @@ import {
   checkSettle,
   secondsToMs,
 } from '../validation';
+import { batchClaimInsert, batchSettleUpdate } from './batch-statements';
 
 export interface PostgresLedgerOptions {
   /** Used to create a pool the ledger owns (and ends on close). Without it and `pool`, pg reads PG* variables. */
@@ -50,6 +61,13 @@ export interface PostgresLedgerOptions {
    * with a growing pause, then throws UNAVAILABLE. Default 10 000 ms; 0 tries once.
    */
   openTimeoutMs?: number;
+  /**
+   * Group commit (default on): concurrent claim / complete / fail / release calls go out as one
+   * multi-row statement (one commit), up to `maxEntries` (64) a statement and `maxInFlight` (4)
+   * statements at once; calls arriving while those are on the wire form the next. Each call
+   * resolves only after the commit holding its row. `false` sends each call on its own.
+   */
+  groupCommit?: GroupCommitOptions;
 }
 
 type Queryable = Pick<PoolClient, 'query'>;
@@ -62,6 +80,8 @@ const OPEN_RETRY_FIRST_MS = 100;
 const OPEN_RETRY_MAX_MS = 2_000;
 /** A claim whose row vanished between the insert and the lock (pruned) starts over, this often at most. */
 const CLAIM_ROUNDS = 3;
+/** Statements of one kind on the wire at once; what arrives meanwhile forms the next batch. */
+const DEFAULT_IN_FLIGHT = 4;
 
 /**
  * The ledger in PostgreSQL through a pg Pool. Times come from the injected clock, stored as
@@ -76,9 +96,20 @@ export class PostgresLedger implements Ledger {
   readonly #clock: Clock;
   readonly #statements: Record<LedgerStatementKey, Statement>;
   readonly #lockRow: CompiledSql & { name: string };
+  readonly #batchInsert: { name: string; text: string };
+  readonly #batchSettle: { name: string; text: string };
+  readonly #claims: GroupCommit<ClaimRequest, ClaimResult> | undefined;
+  readonly #settles: GroupCommit<SettleEntry, LedgerRecord> | undefined;
   #closed = false;
 
-  private constructor(pool: Pool, ownsPool: boolean, clock: Clock, table: string, schema: string) {
+  private constructor(
+    pool: Pool,
+    ownsPool: boolean,
+    clock: Clock,
+    table: string,
+    schema: string,
+    groupCommit: GroupCommitSettings | undefined,
+  ) {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.#clock = clock;
@@ -93,6 +124,10 @@ export class PostgresLedger implements Ledger {
       ]),
     ) as Record<LedgerStatementKey, Statement>;
     this.#lockRow = { ...compileNamed(`${sql.get} FOR UPDATE`, 'postgres'), name: `${prefix}lockRow` };
+    this.#batchInsert = { name: `${prefix}batchInsert`, text: batchClaimInsert(table) };
+    this.#batchSettle = { name: `${prefix}batchSettle`, text: batchSettleUpdate(table) };
+    this.#claims = groupCommit && new GroupCommit((batch) => this.#writeClaims(batch), groupCommit);
+    this.#settles = groupCommit && new GroupCommit((batch) => this.#writeSettles(batch), groupCommit);
   }
 
   static async open(options: PostgresLedgerOptions = {}): Promise<PostgresLedger> {
@@ -109,6 +144,10 @@ export class PostgresLedger implements Ledger {
         field: 'openTimeoutMs',
       });
     }
+    const groupCommit = groupCommitSettings(options.groupCommit, {
+      maxEntries: DEFAULT_GROUP_MAX_ENTRIES,
+      maxInFlight: DEFAULT_IN_FLIGHT,
+    });
     const quoted = `"${schema}"`;
     const clock = options.clock ?? systemClock;
     const ownsPool = !options.pool;
@@ -122,7 +161,7 @@ export class PostgresLedger implements Ledger {
       await retryWhileUnavailable(openTimeoutMs, () =>
         withClient(pool, (client) => migratePostgres(client, schema, quoted, clock.now())),
       );
-      return new PostgresLedger(pool, ownsPool, clock, `${quoted}.${LEDGER_TABLE}`, schema);
+      return new PostgresLedger(pool, ownsPool, clock, `${quoted}.${LEDGER_TABLE}`, schema, groupCommit);
     } catch (error) {
       if (ownsPool) await pool.end().catch(() => undefined);
       throw toQueueError(error);
@@ -131,6 +170,10 @@ export class PostgresLedger implements Ledger {
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     checkClaim(request);
+    if (this.#claims) {
+      if (this.#closed) throw ledgerClosed();
+      return this.#claims.submit(request);
+    }
     return this.#guard(async () => {
       const now = this.#clock.now();
       for (let round = 0; round < CLAIM_ROUNDS; round++) {
@@ -161,6 +204,18 @@ export class PostgresLedger implements Ledger {
 
   async release(request: ReleaseRequest): Promise<LedgerRecord> {
     return this.#settle('release', request);
+  }
+
+  async claimMany(requests: readonly ClaimRequest[]): Promise<BatchOutcome<ClaimResult>[]> {
+    checkBatch(requests, 'claimMany');
+    if (this.#closed) throw ledgerClosed();
+    return this.#writeClaims(requests);
+  }
+
+  async settleMany(entries: readonly SettleEntry[]): Promise<BatchOutcome<LedgerRecord>[]> {
+    checkBatch(entries, 'settleMany');
+    if (this.#closed) throw ledgerClosed();
+    return this.#writeSettles(entries);
   }
 
   async get(eventId: string): Promise<LedgerRecord | undefined> {
@@ -215,7 +270,131 @@ export class PostgresLedger implements Ledger {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Calls already accepted are written before the pool ends: their callers are waiting on them.
+    await Promise.all([this.#claims?.drained(), this.#settles?.drained()]);
     if (this.#ownsPool) await this.#pool.end();
+  }
+
+  /**
+   * The ids never seen in one INSERT … SELECT FROM unnest (one statement, one commit); the rest
+   * (existing rows, an id repeated in the batch) through the locked path, in request order, each
+   * its own outcome.
+   */
+  async #writeClaims(requests: readonly ClaimRequest[]): Promise<BatchOutcome<ClaimResult>[]> {
+    const outcomes: (BatchOutcome<ClaimResult> | undefined)[] = requests.map((request) => {
+      const problem = claimProblem(request);
+      return problem && failed<ClaimResult>(problem);
+    });
+    const now = this.#clock.now();
+    const fresh = new Map<string, ClaimResult>();
+    for (const [index, request] of requests.entries()) {
+      if (outcomes[index] || fresh.has(request.eventId)) continue;
+      fresh.set(request.eventId, decideClaim(undefined, request, now).result);
+    }
+    let inserted: Set<string>;
+    try {
+      const rows = fresh.size === 0 ? [] : await this.#insertFresh([...fresh.values()], now);
+      inserted = new Set(rows);
+    } catch (error) {
+      const shared = failed<ClaimResult>(toQueueError(error));
+      return outcomes.map((outcome) => outcome ?? shared);
+    }
+    for (const [index, request] of requests.entries()) {
+      if (outcomes[index]) continue;
+      if (inserted.delete(request.eventId)) {
+        outcomes[index] = succeeded(fresh.get(request.eventId)!);
+        continue;
+      }
+      try {
+        outcomes[index] = succeeded(await this.#claimExistingRounds(request, now));
+      } catch (error) {
+        outcomes[index] = failed(toQueueError(error));
+      }
+    }
+    return outcomes as BatchOutcome<ClaimResult>[];
+  }
+
+  async #insertFresh(results: readonly ClaimResult[], now: number): Promise<string[]> {
+    const records = results.map((result) => result.record);
+    const answer = await this.#pool.query<{ event_id: string }>({
+      ...this.#batchInsert,
+      values: [
+        records.map((record) => record.eventId),
+        records.map((record) => record.payloadSha256),
+        records.map((record) => record.leaseOwner),
+        records.map((record) => record.leaseUntil),
+        now,
+      ],
+    });
+    return answer.rows.map((row) => row.event_id);
+  }
+
+  async #claimExistingRounds(request: ClaimRequest, now: number): Promise<ClaimResult> {
+    for (let round = 0; round < CLAIM_ROUNDS; round++) {
+      const result = await this.#claimExisting(request, now);
+      if (result) return result;
+    }
+    throw new QueueError(
+      'UNAVAILABLE',
+      'ledger (postgres): the row kept changing under the claim; try again',
+      {
+        details: { event_id: request.eventId },
+      },
+    );
+  }
+
+  /**
+   * One UPDATE … FROM unnest per round; an id repeated in the batch goes to the next round, since
+   * one UPDATE changes a row once whatever the number of matching source rows.
+   */
+  async #writeSettles(entries: readonly SettleEntry[]): Promise<BatchOutcome<LedgerRecord>[]> {
+    const outcomes: (BatchOutcome<LedgerRecord> | undefined)[] = entries.map((entry) => {
+      const problem = settleProblem(entry);
+      return problem && failed<LedgerRecord>(problem);
+    });
+    const now = this.#clock.now();
+    let pending = entries.map((entry, index) => ({ entry, index })).filter(({ index }) => !outcomes[index]);
+    while (pending.length > 0) {
+      const seen = new Set<string>();
+      const round = pending.filter(({ entry }) => !seen.has(entry.eventId) && seen.add(entry.eventId));
+      pending = pending.filter((item) => !round.includes(item));
+      let rows: LedgerRow[];
+      try {
+        rows = await this.#updateSettled(
+          round.map(({ entry }) => entry),
+          now,
+        );
+      } catch (error) {
+        const shared = failed<LedgerRecord>(toQueueError(error));
+        for (const { index } of [...round, ...pending]) outcomes[index] = shared;
+        break;
+      }
+      const settled = new Map(rows.map((row) => [row.event_id, row]));
+      for (const { entry, index } of round) {
+        const row = settled.get(entry.eventId);
+        outcomes[index] = row ? succeeded(recordFromRow(row)) : failed(leaseLost(entry.eventId));
+      }
+    }
+    return outcomes as BatchOutcome<LedgerRecord>[];
+  }
+
+  async #updateSettled(entries: readonly SettleEntry[], now: number): Promise<LedgerRow[]> {
+    const params = entries.map((entry) => settlementParams(entry.kind, entry, now));
+    const column = (name: string) => params.map((param) => param[name] ?? null);
+    const answer = await this.#pool.query<LedgerRow>({
+      ...this.#batchSettle,
+      values: [
+        column('event_id'),
+        column('owner'),
+        column('state'),
+        column('last_outcome'),
+        column('delivered_at'),
+        column('retry_at'),
+        column('ambiguous'),
+        now,
+      ],
+    });
+    return answer.rows;
   }
 
   /**
@@ -250,6 +429,10 @@ export class PostgresLedger implements Ledger {
 
   async #settle(kind: SettleKind, request: SettleRequest | ReleaseRequest): Promise<LedgerRecord> {
     checkSettle(request);
+    if (this.#settles) {
+      if (this.#closed) throw ledgerClosed();
+      return this.#settles.submit({ kind, ...request } as SettleEntry);
+    }
     return this.#guard(async () => {
       const [row] = await this.#rows(
         this.#pool,

@@ -2,7 +2,15 @@ import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/
 import type Database from 'better-sqlite3';
 import { decideClaim } from '../claim-decision';
 import { leaseLost, ledgerClosed } from '../errors';
+import { checkBatch, claimProblem, failed, settleProblem, succeeded } from '../group-commit/batch-entries';
+import {
+  DEFAULT_GROUP_MAX_ENTRIES,
+  GroupCommit,
+  type GroupCommitOptions,
+  groupCommitSettings,
+} from '../group-commit/group-commit';
 import type {
+  BatchOutcome,
   ClaimRequest,
   ClaimResult,
   Ledger,
@@ -10,6 +18,7 @@ import type {
   ListRequest,
   ReleaseRequest,
   ScanRequest,
+  SettleEntry,
   SettleRequest,
 } from '../ledger';
 import { migrateSqlite } from '../migrations/sqlite';
@@ -45,6 +54,12 @@ export interface SqliteLedgerOptions {
    * also survives power loss, at one fsync per commit.
    */
   synchronous?: 'normal' | 'full';
+  /**
+   * Group commit (default on): concurrent claim / complete / fail / release calls made within one
+   * turn go out as one transaction, up to `maxEntries` (default 64). Each call still resolves only
+   * after the commit holding its row. `false` commits each call on its own.
+   */
+  groupCommit?: GroupCommitOptions;
 }
 
 type Statement = { compiled: CompiledSql; prepared: Database.Statement };
@@ -60,9 +75,17 @@ export class SqliteLedger implements Ledger {
   readonly #clock: Clock;
   readonly #statements: Record<LedgerStatementKey, Statement>;
   readonly #claimExisting: Database.Transaction<(request: ClaimRequest, now: number) => ClaimResult>;
+  readonly #claimBatch: Database.Transaction<
+    (requests: readonly ClaimRequest[], now: number) => BatchOutcome<ClaimResult>[]
+  >;
+  readonly #settleBatch: Database.Transaction<
+    (entries: readonly SettleEntry[], now: number) => BatchOutcome<LedgerRecord>[]
+  >;
+  readonly #claims: GroupCommit<ClaimRequest, ClaimResult> | undefined;
+  readonly #settles: GroupCommit<SettleEntry, LedgerRecord> | undefined;
   #closed = false;
 
-  private constructor(db: Database.Database, clock: Clock) {
+  private constructor(db: Database.Database, clock: Clock, groupCommit: GroupCommitOptions | undefined) {
     this.#db = db;
     this.#clock = clock;
     const sql = ledgerStatements(LEDGER_TABLE);
@@ -80,6 +103,35 @@ export class SqliteLedger implements Ledger {
       else if (decision.write === 'update') this.#run('write', params);
       return decision.result;
     });
+    this.#claimBatch = db.transaction((requests: readonly ClaimRequest[], now: number) =>
+      requests.map((request) => {
+        try {
+          const fresh = decideClaim(undefined, request, now);
+          if (this.#run('insertNew', recordToParams(fresh.result.record)) === 1)
+            return succeeded(fresh.result);
+          // Already inside the batch's transaction: the nested call is a savepoint, not a commit.
+          return succeeded(this.#claimExisting(request, now));
+        } catch (error) {
+          // A rule's refusal (IDEMPOTENCY_CONFLICT) is this entry's alone and wrote nothing; a
+          // database error rolls the whole batch back, and every entry gets it.
+          if (isLedgerRefusal(error)) return failed<ClaimResult>(error);
+          throw error;
+        }
+      }),
+    );
+    this.#settleBatch = db.transaction((entries: readonly SettleEntry[], now: number) =>
+      entries.map((entry) => {
+        const row = this.#row('settle', settlementParams(entry.kind, entry, now));
+        return row ? succeeded(recordFromRow(row)) : failed<LedgerRecord>(leaseLost(entry.eventId));
+      }),
+    );
+    // One connection, synchronous statements: a second batch in flight would only wait for the first.
+    const settings = groupCommitSettings(groupCommit, {
+      maxEntries: DEFAULT_GROUP_MAX_ENTRIES,
+      maxInFlight: 1,
+    });
+    this.#claims = settings && new GroupCommit((batch) => this.#writeClaims(batch), settings);
+    this.#settles = settings && new GroupCommit((batch) => this.#writeSettles(batch), settings);
   }
 
   static async open(options: SqliteLedgerOptions): Promise<SqliteLedger> {
@@ -96,8 +148,10 @@ export class SqliteLedger implements Ledger {
       db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      // Checked before the file is touched further: a bad option is the caller's, not the database's.
+      groupCommitSettings(options.groupCommit, { maxEntries: 1, maxInFlight: 1 });
       migrateSqlite(db, clock.now());
-      return new SqliteLedger(db, clock);
+      return new SqliteLedger(db, clock, options.groupCommit);
     } catch (error) {
       db?.close();
       throw toQueueError(error);
@@ -106,6 +160,10 @@ export class SqliteLedger implements Ledger {
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     checkClaim(request);
+    if (this.#claims) {
+      if (this.#closed) throw ledgerClosed();
+      return this.#claims.submit(request);
+    }
     return this.#guard(() => {
       const now = this.#clock.now();
       // The common case, an id never seen, is one autocommit statement.
@@ -125,6 +183,18 @@ export class SqliteLedger implements Ledger {
 
   async release(request: ReleaseRequest): Promise<LedgerRecord> {
     return this.#settle('release', request);
+  }
+
+  async claimMany(requests: readonly ClaimRequest[]): Promise<BatchOutcome<ClaimResult>[]> {
+    checkBatch(requests, 'claimMany');
+    if (this.#closed) throw ledgerClosed();
+    return this.#writeClaims(requests);
+  }
+
+  async settleMany(entries: readonly SettleEntry[]): Promise<BatchOutcome<LedgerRecord>[]> {
+    checkBatch(entries, 'settleMany');
+    if (this.#closed) throw ledgerClosed();
+    return this.#writeSettles(entries);
   }
 
   async get(eventId: string): Promise<LedgerRecord | undefined> {
@@ -173,11 +243,48 @@ export class SqliteLedger implements Ledger {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Calls already accepted are written before the file closes: their callers are waiting on them.
+    await Promise.all([this.#claims?.drained(), this.#settles?.drained()]);
     this.#db.close();
   }
 
-  #settle(kind: SettleKind, request: SettleRequest | ReleaseRequest): LedgerRecord {
+  /** Good entries in one transaction; bad ones answered without touching the database. */
+  async #writeClaims(requests: readonly ClaimRequest[]): Promise<BatchOutcome<ClaimResult>[]> {
+    return this.#writeBatch(requests, claimProblem, (good, now) => this.#claimBatch.immediate(good, now));
+  }
+
+  async #writeSettles(entries: readonly SettleEntry[]): Promise<BatchOutcome<LedgerRecord>[]> {
+    return this.#writeBatch(entries, settleProblem, (good, now) => this.#settleBatch.immediate(good, now));
+  }
+
+  #writeBatch<E, T>(
+    entries: readonly E[],
+    problemOf: (entry: E) => QueueError | undefined,
+    write: (good: E[], now: number) => BatchOutcome<T>[],
+  ): BatchOutcome<T>[] {
+    const outcomes: (BatchOutcome<T> | undefined)[] = entries.map((entry) => {
+      const problem = problemOf(entry);
+      return problem && failed<T>(problem);
+    });
+    const good = entries.filter((_, index) => outcomes[index] === undefined);
+    if (good.length === 0) return outcomes as BatchOutcome<T>[];
+    let written: BatchOutcome<T>[];
+    try {
+      written = write(good, this.#clock.now());
+    } catch (error) {
+      const shared = failed<T>(toQueueError(error));
+      written = good.map(() => shared);
+    }
+    let next = 0;
+    return outcomes.map((outcome) => outcome ?? written[next++]!);
+  }
+
+  #settle(kind: SettleKind, request: SettleRequest | ReleaseRequest): Promise<LedgerRecord> | LedgerRecord {
     checkSettle(request);
+    if (this.#settles) {
+      if (this.#closed) throw ledgerClosed();
+      return this.#settles.submit({ kind, ...request } as SettleEntry);
+    }
     return this.#guard(() => {
       const row = this.#row('settle', settlementParams(kind, request, this.#clock.now()));
       if (!row) throw leaseLost(request.eventId);
@@ -213,6 +320,11 @@ export class SqliteLedger implements Ledger {
       throw toQueueError(error);
     }
   }
+}
+
+/** The ledger's own refusals of one entry (a changed digest), as opposed to a failing database. */
+function isLedgerRefusal(error: unknown): error is QueueError {
+  return error instanceof QueueError && error.code === 'IDEMPOTENCY_CONFLICT';
 }
 
 /** better-sqlite3 binds numbers, strings and null, not booleans. */

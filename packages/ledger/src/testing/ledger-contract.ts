@@ -2,6 +2,7 @@ import { isQueueError, payloadDigest, QueueError } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClaimRequest, Ledger, LedgerRecord } from '../ledger';
+import { describeBatchContract } from './batch-contract';
 
 export interface LedgerHarness {
   ledger: Ledger;
@@ -13,8 +14,11 @@ export interface LedgerHarness {
   appliedMigrations: () => Promise<number[]>;
 }
 
-/** Opens an empty ledger on `clock`. */
-export type OpenLedger = (clock: VirtualClock) => Promise<LedgerHarness>;
+/**
+ * Opens an empty ledger on `clock`. `groupCommit: false` asks for the store's one-call-one-commit
+ * path, the reference the batch properties compare against; stores without group commit ignore it.
+ */
+export type OpenLedger = (clock: VirtualClock, options?: { groupCommit?: false }) => Promise<LedgerHarness>;
 
 const DIGEST = payloadDigest({ amount: 4200, currency: 'EUR' });
 const OTHER_DIGEST = payloadDigest({ amount: 9900, currency: 'EUR' });
@@ -580,6 +584,10 @@ export function describeLedgerContract(name: string, open: OpenLedger): void {
         expect(await ledger.prune({ olderThanSeconds: 0 })).toBe(1);
         expect(await ledger.claim(claimOf('e', 'b'))).toMatchObject({ status: 'claimed', attempt: 1 });
       });
+    });
+
+    describe('batches (claimMany / settleMany) and group commit', () => {
+      describeBatchContract(open, () => ({ clock, harness, ledger }));
     });
 
     describe('lifecycle', () => {

@@ -1,5 +1,5 @@
 import { type Clock, isQueueError } from '@queueport/core';
-import type { Ledger } from '@queueport/ledger';
+import type { ClaimRequest, ClaimResult, Ledger } from '@queueport/ledger';
 
 /** What the ledger answered about one event over a run, as the workers saw it. */
 export interface ClaimObservations {
@@ -50,26 +50,51 @@ export function observeLedger(
     log(request.eventId).holds.delete(request.owner);
   };
 
+  const asking = (request: ClaimRequest): EventLog => {
+    const entry = log(request.eventId);
+    if (!entry.claimedDigests.includes(request.payloadSha256))
+      entry.claimedDigests.push(request.payloadSha256);
+    return entry;
+  };
+  const refused = (entry: EventLog, request: ClaimRequest, error: unknown): void => {
+    if (isQueueError(error, 'IDEMPOTENCY_CONFLICT')) entry.refusedDigests.push(request.payloadSha256);
+  };
+  const answered = (entry: EventLog, request: ClaimRequest, result: ClaimResult): void => {
+    if (result.record.payloadSha256 !== request.payloadSha256) entry.acceptedConflicts++;
+    if (result.status === 'claimed') {
+      const now = clock.now();
+      const live = [...entry.holds].some(([owner, until]) => owner !== request.owner && until > now);
+      if (live) entry.overlappingClaims++;
+      entry.holds.set(request.owner, result.leaseUntil);
+    }
+  };
+
   const ledger: Ledger = {
     async claim(request) {
-      const entry = log(request.eventId);
-      if (!entry.claimedDigests.includes(request.payloadSha256))
-        entry.claimedDigests.push(request.payloadSha256);
-      let result: Awaited<ReturnType<Ledger['claim']>>;
+      const entry = asking(request);
+      let result: ClaimResult;
       try {
         result = await inner.claim(request);
       } catch (error) {
-        if (isQueueError(error, 'IDEMPOTENCY_CONFLICT')) entry.refusedDigests.push(request.payloadSha256);
+        refused(entry, request, error);
         throw error;
       }
-      if (result.record.payloadSha256 !== request.payloadSha256) entry.acceptedConflicts++;
-      if (result.status === 'claimed') {
-        const now = clock.now();
-        const live = [...entry.holds].some(([owner, until]) => owner !== request.owner && until > now);
-        if (live) entry.overlappingClaims++;
-        entry.holds.set(request.owner, result.leaseUntil);
-      }
+      answered(entry, request, result);
       return result;
+    },
+    async claimMany(requests) {
+      const entries = requests.map(asking);
+      const outcomes = await inner.claimMany(requests);
+      outcomes.forEach((outcome, index) => {
+        const request = requests[index]!;
+        if (outcome.ok) answered(entries[index]!, request, outcome.value);
+        else refused(entries[index]!, request, outcome.error);
+      });
+      return outcomes;
+    },
+    settleMany(requests) {
+      for (const request of requests) settling(request);
+      return inner.settleMany(requests);
     },
     complete(request) {
       settling(request);

@@ -1,0 +1,7 @@
+export {
+  DEFAULT_GROUP_MAX_ENTRIES,
+  GroupCommit,
+  type GroupCommitOptions,
+  type GroupCommitSettings,
+  groupCommitSettings,
+} from './group-commit';
