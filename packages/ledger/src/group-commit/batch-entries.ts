@@ -32,6 +32,9 @@ export function settleProblem(entry: SettleEntry): QueueError | undefined {
   });
 }
 
+/** For entries the single call checked before it queued them: checking twice would only cost time. */
+export const alreadyChecked = (): undefined => undefined;
+
 function problemOf(check: () => void): QueueError | undefined {
   try {
     check();

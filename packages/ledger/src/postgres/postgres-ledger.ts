@@ -4,7 +4,14 @@ import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/
 import type { Pool, PoolClient } from 'pg';
 import { decideClaim } from '../claim-decision';
 import { invalidArgument, leaseLost, ledgerClosed } from '../errors';
-import { checkBatch, claimProblem, failed, settleProblem, succeeded } from '../group-commit/batch-entries';
+import {
+  alreadyChecked,
+  checkBatch,
+  claimProblem,
+  failed,
+  settleProblem,
+  succeeded,
+} from '../group-commit/batch-entries';
 import {
   DEFAULT_GROUP_MAX_ENTRIES,
   GroupCommit,
@@ -126,8 +133,10 @@ export class PostgresLedger implements Ledger {
     this.#lockRow = { ...compileNamed(`${sql.get} FOR UPDATE`, 'postgres'), name: `${prefix}lockRow` };
     this.#batchInsert = { name: `${prefix}batchInsert`, text: batchClaimInsert(table) };
     this.#batchSettle = { name: `${prefix}batchSettle`, text: batchSettleUpdate(table) };
-    this.#claims = groupCommit && new GroupCommit((batch) => this.#writeClaims(batch), groupCommit);
-    this.#settles = groupCommit && new GroupCommit((batch) => this.#writeSettles(batch), groupCommit);
+    this.#claims =
+      groupCommit && new GroupCommit((batch) => this.#writeClaims(batch, alreadyChecked), groupCommit);
+    this.#settles =
+      groupCommit && new GroupCommit((batch) => this.#writeSettles(batch, alreadyChecked), groupCommit);
   }
 
   static async open(options: PostgresLedgerOptions = {}): Promise<PostgresLedger> {
@@ -280,9 +289,12 @@ export class PostgresLedger implements Ledger {
    * (existing rows, an id repeated in the batch) through the locked path, in request order, each
    * its own outcome.
    */
-  async #writeClaims(requests: readonly ClaimRequest[]): Promise<BatchOutcome<ClaimResult>[]> {
+  async #writeClaims(
+    requests: readonly ClaimRequest[],
+    problemOf: (request: ClaimRequest) => QueueError | undefined = claimProblem,
+  ): Promise<BatchOutcome<ClaimResult>[]> {
     const outcomes: (BatchOutcome<ClaimResult> | undefined)[] = requests.map((request) => {
-      const problem = claimProblem(request);
+      const problem = problemOf(request);
       return problem && failed<ClaimResult>(problem);
     });
     const now = this.#clock.now();
@@ -347,9 +359,12 @@ export class PostgresLedger implements Ledger {
    * One UPDATE … FROM unnest per round; an id repeated in the batch goes to the next round, since
    * one UPDATE changes a row once whatever the number of matching source rows.
    */
-  async #writeSettles(entries: readonly SettleEntry[]): Promise<BatchOutcome<LedgerRecord>[]> {
+  async #writeSettles(
+    entries: readonly SettleEntry[],
+    problemOf: (entry: SettleEntry) => QueueError | undefined = settleProblem,
+  ): Promise<BatchOutcome<LedgerRecord>[]> {
     const outcomes: (BatchOutcome<LedgerRecord> | undefined)[] = entries.map((entry) => {
-      const problem = settleProblem(entry);
+      const problem = problemOf(entry);
       return problem && failed<LedgerRecord>(problem);
     });
     const now = this.#clock.now();

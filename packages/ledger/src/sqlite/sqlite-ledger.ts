@@ -2,7 +2,14 @@ import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/
 import type Database from 'better-sqlite3';
 import { decideClaim } from '../claim-decision';
 import { leaseLost, ledgerClosed } from '../errors';
-import { checkBatch, claimProblem, failed, settleProblem, succeeded } from '../group-commit/batch-entries';
+import {
+  alreadyChecked,
+  checkBatch,
+  claimProblem,
+  failed,
+  settleProblem,
+  succeeded,
+} from '../group-commit/batch-entries';
 import {
   DEFAULT_GROUP_MAX_ENTRIES,
   GroupCommit,
@@ -130,8 +137,9 @@ export class SqliteLedger implements Ledger {
       maxEntries: DEFAULT_GROUP_MAX_ENTRIES,
       maxInFlight: 1,
     });
-    this.#claims = settings && new GroupCommit((batch) => this.#writeClaims(batch), settings);
-    this.#settles = settings && new GroupCommit((batch) => this.#writeSettles(batch), settings);
+    this.#claims = settings && new GroupCommit((batch) => this.#writeClaims(batch, alreadyChecked), settings);
+    this.#settles =
+      settings && new GroupCommit((batch) => this.#writeSettles(batch, alreadyChecked), settings);
   }
 
   static async open(options: SqliteLedgerOptions): Promise<SqliteLedger> {
@@ -249,12 +257,18 @@ export class SqliteLedger implements Ledger {
   }
 
   /** Good entries in one transaction; bad ones answered without touching the database. */
-  async #writeClaims(requests: readonly ClaimRequest[]): Promise<BatchOutcome<ClaimResult>[]> {
-    return this.#writeBatch(requests, claimProblem, (good, now) => this.#claimBatch.immediate(good, now));
+  async #writeClaims(
+    requests: readonly ClaimRequest[],
+    problemOf: (request: ClaimRequest) => QueueError | undefined = claimProblem,
+  ): Promise<BatchOutcome<ClaimResult>[]> {
+    return this.#writeBatch(requests, problemOf, (good, now) => this.#claimBatch.immediate(good, now));
   }
 
-  async #writeSettles(entries: readonly SettleEntry[]): Promise<BatchOutcome<LedgerRecord>[]> {
-    return this.#writeBatch(entries, settleProblem, (good, now) => this.#settleBatch.immediate(good, now));
+  async #writeSettles(
+    entries: readonly SettleEntry[],
+    problemOf: (entry: SettleEntry) => QueueError | undefined = settleProblem,
+  ): Promise<BatchOutcome<LedgerRecord>[]> {
+    return this.#writeBatch(entries, problemOf, (good, now) => this.#settleBatch.immediate(good, now));
   }
 
   #writeBatch<E, T>(
