@@ -6,7 +6,7 @@ import { bullmqConsume10, bullmqConsume50, bullmqPublish } from './bullmq-queue'
 import { deliveryVsPhysicalLimit } from './delivery-vs-physical-limit';
 import { deliveryVsRawPost } from './delivery-vs-raw-post';
 import { infraiConsume, infraiConsumeAck, infraiPublish } from './infrai-queue';
-import { ledgerPostgres } from './ledger-postgres';
+import { ledgerPostgres, ledgerPostgresConcurrent } from './ledger-postgres';
 import { ledgerSqlite } from './ledger-sqlite';
 import { queueVsDriver } from './queue-vs-driver';
 import { sqsConsume, sqsPublish, sqsReceiveAck } from './sqs-queue';
@@ -16,6 +16,7 @@ export const scenarios: readonly Scenario[] = [
   deliveryVsPhysicalLimit,
   ledgerSqlite,
   ledgerPostgres,
+  ledgerPostgresConcurrent,
   queueVsDriver,
   backlogDrain,
   bullmqDriverPublish,

@@ -6,16 +6,25 @@ import { type Side, timed } from '../runner';
 
 export const DIGEST = payloadDigest({ amount: 4200, currency: 'EUR' });
 
-/** Checking the clock every step costs next to nothing beside a durable commit. */
-export function forSlice(ms: number, step: () => Promise<void> | void): Side {
+/** How many callers the grouped ledger scenarios run at once: the DeliveryWorker's usual concurrency. */
+export const LEDGER_CONCURRENCY = 16;
+
+/**
+ * `loops` callers each doing `step` back to back until the slice ends. Checking the clock every
+ * step costs next to nothing beside a durable commit.
+ */
+export function forSlice(ms: number, step: () => Promise<void> | void, loops = 1): Side {
   return () =>
     timed(async () => {
       const start = performance.now();
       let ops = 0;
-      while (performance.now() - start < ms) {
-        await step();
-        ops++;
-      }
+      const loop = async () => {
+        while (performance.now() - start < ms) {
+          await step();
+          ops++;
+        }
+      };
+      await Promise.all(Array.from({ length: loops }, loop));
       return ops;
     });
 }
