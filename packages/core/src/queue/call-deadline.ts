@@ -31,6 +31,9 @@ export interface DeadlineOptions {
  * signal aborts and the promise rejects with a retryable UNAVAILABLE (`details.timedOut`); an
  * answer that arrives later is dropped, never taken for success or failure.
  */
+/** Why a deadline's timer stops when its call settled first; nobody reads it. */
+const CALL_SETTLED = 'call settled';
+
 export async function withDeadline<T>(
   options: DeadlineOptions,
   run: (signal: AbortSignal) => Promise<T> | T,
@@ -70,7 +73,8 @@ export async function withDeadline<T>(
   try {
     return await Promise.race([call, expiry]);
   } finally {
-    stopTimer.abort();
+    // A reason given: abort() without one builds a DOMException, a few µs on every call.
+    stopTimer.abort(CALL_SETTLED);
     for (const caller of callers) caller.removeEventListener('abort', forward);
   }
 }
