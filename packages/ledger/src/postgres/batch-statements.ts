@@ -21,6 +21,12 @@ export function batchClaimInsert(table: string): string {
 /**
  * The settle rule of settlement.ts for many rows at once: only while processing and held by the
  * entry's owner; the lease cleared; ambiguous set, never cleared. Ids must be distinct.
+ *
+ * The state test is written `IS NOT DISTINCT FROM` (the same for a NOT NULL column) so that it
+ * does not match the pending index's predicate: with `state = 'processing'` the planner reads
+ * every processing entry of that partial index, dead ones included, and hash-joins them with the
+ * batch, a cost that grew with each batch until vacuum (a 16-entry settle went from 2 to 3.5 ms
+ * in 1,200 batches, against a steady 1 ms through the primary key).
  */
 export function batchSettleUpdate(table: string): string {
   const returned = LEDGER_COLUMNS.map((column) => `t.${column}`).join(', ');
@@ -29,6 +35,6 @@ export function batchSettleUpdate(table: string): string {
     'delivered_at = v.delivered_at, retry_at = v.retry_at, updated_at = $8, ambiguous = (t.ambiguous OR v.ambiguous) ' +
     'FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::boolean[]) ' +
     'AS v(event_id, owner, state, last_outcome, delivered_at, retry_at, ambiguous) ' +
-    `WHERE t.event_id = v.event_id AND t.state = 'processing' AND t.lease_owner = v.owner RETURNING ${returned}`
+    `WHERE t.event_id = v.event_id AND t.state IS NOT DISTINCT FROM 'processing' AND t.lease_owner = v.owner RETURNING ${returned}`
   );
 }
