@@ -45,7 +45,9 @@ export {
   urlOption,
   type WholeNumberBounds,
 } from './adapters/url';
+export { Coalescer, type CoalescerSettings, type EntryOutcome } from './batching';
 export * from './capabilities';
+export { DEADLINE_PASSED, DeadlineSlot, DeadlineWheel, LinkedSignal } from './deadlines';
 export { type Clock, systemClock } from './clock';
 export { BRIDGE_ATTRIBUTE, BRIDGE_RESERVED_BYTES } from './delay-bridge';
 export * from './driver';

@@ -40,6 +40,7 @@ import {
 import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '../retry';
 import { callBoundMs, DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './call-deadline';
 import { CAP_OPTION, type CappedEvent, type CappedOption, type OptionCapper } from './capped-option';
+import { coalescedSettles } from './coalesced-settles';
 import type { Delivery } from './delivery';
 import { boundAnswer, type CheckedMessage, checkDriverMessage, MAX_MESSAGE_ID_CHARS } from './driver-answer';
 import { DriverCalls } from './driver-calls';
@@ -163,6 +164,10 @@ export class Queue<E extends EventMap = AnyEvents>
   #closing: Promise<void> | undefined;
   /** Consumers drain after close() began: their settles still reach the driver until it closes. */
   readonly #calls: DriverCalls;
+  /** Single settles (a delivery's ack, release, deadLetter), joined per turn into batch calls. */
+  readonly #acks: (delivery: ReceivedDelivery) => Promise<void>;
+  readonly #releases: (entry: { delivery: ReceivedDelivery; delaySeconds: number }) => Promise<void>;
+  readonly #deadLetters: (entry: { delivery: ReceivedDelivery; reason: string }) => Promise<void>;
 
   constructor(driver: Driver, queueOptions: QueueOptions<E> = {}) {
     checkDriver(driver);
@@ -189,6 +194,10 @@ export class Queue<E extends EventMap = AnyEvents>
     checkLeaseSeconds(this.#defaultLease, this.capabilities, 'defaultLeaseSeconds');
     this.#payloadSchemas =
       options.payloadSchemas === undefined ? undefined : checkPayloadSchemas(options.payloadSchemas);
+    const batchSize = this.capabilities.batch.settle;
+    this.#acks = coalescedSettles(batchSize, (deliveries) => this.#ack(deliveries));
+    this.#releases = coalescedSettles(batchSize, (entries) => this.#release(entries));
+    this.#deadLetters = coalescedSettles(batchSize, (entries) => this.#moveToDeadLetters(entries));
   }
 
   get name(): string {
@@ -439,17 +448,19 @@ export class Queue<E extends EventMap = AnyEvents>
 
   // DeliverySettler: what a single delivery's methods call.
 
+  // Held from the moment they are queued, so close waits for a settle still waiting for its batch.
+
   async ackOne(delivery: ReceivedDelivery): Promise<void> {
     this.#assertDriverOpen();
     const own = this.#own(delivery);
-    throwIfFailed(await this.#calls.hold(() => this.#ack([own])));
+    await this.#calls.hold(() => this.#acks(own));
   }
 
   async releaseOne(delivery: ReceivedDelivery, delaySeconds: number | undefined): Promise<void> {
     this.#assertDriverOpen();
     const checkedDelay = checkDelay(delaySeconds ?? 0, this.capabilities, 'release delay');
     const entry = { delivery: this.#own(delivery), delaySeconds: checkedDelay };
-    throwIfFailed(await this.#calls.hold(() => this.#release([entry])));
+    await this.#calls.hold(() => this.#releases(entry));
   }
 
   async extendOne(delivery: ReceivedDelivery, leaseSeconds: number): Promise<void> {
@@ -483,20 +494,23 @@ export class Queue<E extends EventMap = AnyEvents>
     if (!this.capabilities.deadLetter.move || !move) {
       throw new QueueError('INVALID_ARGUMENT', `${this.driver.name} cannot move a message to dead letters`);
     }
-    throwIfFailed(
-      await this.#calls.hold(() =>
-        this.#settleMany(
-          [delivery],
-          'deadLetter',
-          (chunk) =>
-            move.call(
-              this.driver,
-              chunk.map((d) => ({ receipt: d.receipt, reason })),
-            ),
-          undefined,
-          { settledAs: 'dead-lettered' },
+    await this.#calls.hold(() => this.#deadLetters({ delivery, reason }));
+  }
+  #moveToDeadLetters(
+    entries: ReadonlyArray<{ delivery: ReceivedDelivery; reason: string }>,
+  ): Promise<SettleResult[]> {
+    // deadLetterOne queues an entry only where the driver can move one.
+    const move = this.driver.deadLetter!;
+    return this.#settleMany(
+      entries,
+      'deadLetter',
+      (chunk) =>
+        move.call(
+          this.driver,
+          chunk.map((entry) => ({ receipt: entry.delivery.receipt, reason: entry.reason })),
         ),
-      ),
+      (entry) => entry.delivery,
+      { settledAs: 'dead-lettered' },
     );
   }
 

@@ -1,8 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import { createAjv, QueueError, redactSecrets } from '@queueport/core/driver';
+import { createAjv, DEADLINE_PASSED, QueueError, redactSecrets } from '@queueport/core/driver';
 import type { ErrorObject } from 'ajv';
 import type { Dispatcher } from 'undici';
-import { DEADLINE_PASSED } from '../wire/deadline-wheel';
 import { exchange } from '../wire/exchange';
 import {
   type CapabilityContract,

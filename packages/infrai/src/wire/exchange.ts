@@ -1,7 +1,6 @@
-import { normalizeError, QueueError } from '@queueport/core/driver';
+import { DEADLINE_PASSED, DeadlineWheel, normalizeError, QueueError } from '@queueport/core/driver';
 import { type Dispatcher, request } from 'undici';
 import { classifyInfraiFailure } from './classify-response';
-import { DEADLINE_PASSED, DeadlineWheel } from './deadline-wheel';
 import { safeRequestId, tooLarge } from './response-bounds';
 
 /**
@@ -51,7 +50,7 @@ export interface ExchangeAnswer {
   contentType: string | undefined;
 }
 
-/** One timer per slot of deadlines, shared by every exchange in the process (deadline-wheel.ts). */
+/** One timer per slot of deadlines, shared by every exchange in the process (DeadlineWheel in @queueport/core/driver). */
 const deadlines = new DeadlineWheel();
 
 export async function exchange(req: ExchangeRequest): Promise<ExchangeAnswer> {

@@ -1,0 +1,1 @@
+export { Coalescer, type CoalescerSettings, type EntryOutcome } from './coalescer';

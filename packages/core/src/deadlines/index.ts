@@ -1,0 +1,1 @@
+export { DEADLINE_PASSED, DeadlineSlot, DeadlineWheel, LinkedSignal } from './deadline-wheel';
