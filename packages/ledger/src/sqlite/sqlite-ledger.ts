@@ -77,6 +77,9 @@ type Statement = { compiled: CompiledSql; prepared: Database.Statement };
  * BEGIN IMMEDIATE transaction (the write lock up front, so two connections never both decide on
  * the same row), settling is one conditional UPDATE.
  */
+/** A per-event call waiting for its group's transaction. */
+type GroupedWrite = { op: 'claim'; request: ClaimRequest } | { op: 'settle'; entry: SettleEntry };
+
 export class SqliteLedger implements Ledger {
   readonly #db: Database.Database;
   readonly #clock: Clock;
@@ -88,8 +91,11 @@ export class SqliteLedger implements Ledger {
   readonly #settleBatch: Database.Transaction<
     (entries: readonly SettleEntry[], now: number) => BatchOutcome<LedgerRecord>[]
   >;
-  readonly #claims: GroupCommit<ClaimRequest, ClaimResult> | undefined;
-  readonly #settles: GroupCommit<SettleEntry, LedgerRecord> | undefined;
+  readonly #writeBatch: Database.Transaction<
+    (writes: readonly GroupedWrite[], now: number) => BatchOutcome<ClaimResult | LedgerRecord>[]
+  >;
+  /** The per-event calls, grouped: one transaction for the claims and settles of a turn. */
+  readonly #writes: GroupCommit<GroupedWrite, ClaimResult | LedgerRecord> | undefined;
   #closed = false;
 
   private constructor(db: Database.Database, clock: Clock, groupCommit: GroupCommitOptions | undefined) {
@@ -111,35 +117,51 @@ export class SqliteLedger implements Ledger {
       return decision.result;
     });
     this.#claimBatch = db.transaction((requests: readonly ClaimRequest[], now: number) =>
-      requests.map((request) => {
-        try {
-          const fresh = decideClaim(undefined, request, now);
-          if (this.#run('insertNew', recordToParams(fresh.result.record)) === 1)
-            return succeeded(fresh.result);
-          // Already inside the batch's transaction: the nested call is a savepoint, not a commit.
-          return succeeded(this.#claimExisting(request, now));
-        } catch (error) {
-          // A rule's refusal (IDEMPOTENCY_CONFLICT) is this entry's alone and wrote nothing; a
-          // database error rolls the whole batch back, and every entry gets it.
-          if (isLedgerRefusal(error)) return failed<ClaimResult>(error);
-          throw error;
-        }
-      }),
+      requests.map((request) => this.#claimInBatch(request, now)),
     );
     this.#settleBatch = db.transaction((entries: readonly SettleEntry[], now: number) =>
-      entries.map((entry) => {
-        const row = this.#row('settle', settlementParams(entry.kind, entry, now));
-        return row ? succeeded(recordFromRow(row)) : failed<LedgerRecord>(leaseLost(entry.eventId));
-      }),
+      entries.map((entry) => this.#settleInBatch(entry, now)),
+    );
+    this.#writeBatch = db.transaction((writes: readonly GroupedWrite[], now: number) =>
+      writes.map((write) =>
+        write.op === 'claim' ? this.#claimInBatch(write.request, now) : this.#settleInBatch(write.entry, now),
+      ),
     );
     // One connection, synchronous statements: a second batch in flight would only wait for the first.
     const settings = groupCommitSettings(groupCommit, {
       maxEntries: DEFAULT_GROUP_MAX_ENTRIES,
       maxInFlight: 1,
     });
-    this.#claims = settings && new GroupCommit((batch) => this.#writeClaims(batch, alreadyChecked), settings);
-    this.#settles =
-      settings && new GroupCommit((batch) => this.#writeSettles(batch, alreadyChecked), settings);
+    // Claims and settles of one turn share one transaction: a commit (its WAL frames, now and
+    // then a checkpoint) is most of what a grouped write costs, and each turn of a delivery
+    // pipeline brings both.
+    this.#writes =
+      settings &&
+      new GroupCommit(
+        async (batch: GroupedWrite[]) =>
+          this.#writeChecked(batch, alreadyChecked, (good, now) => this.#writeBatch.immediate(good, now)),
+        settings,
+      );
+  }
+
+  /** One claim inside a batch's transaction; a rule's refusal is this entry's alone. */
+  #claimInBatch(request: ClaimRequest, now: number): BatchOutcome<ClaimResult> {
+    try {
+      const fresh = decideClaim(undefined, request, now);
+      if (this.#run('insertNew', recordToParams(fresh.result.record)) === 1) return succeeded(fresh.result);
+      // Already inside the batch's transaction: the nested call is a savepoint, not a commit.
+      return succeeded(this.#claimExisting(request, now));
+    } catch (error) {
+      // A rule's refusal (IDEMPOTENCY_CONFLICT) wrote nothing; a database error rolls the whole
+      // batch back, and every entry gets it.
+      if (isLedgerRefusal(error)) return failed<ClaimResult>(error);
+      throw error;
+    }
+  }
+
+  #settleInBatch(entry: SettleEntry, now: number): BatchOutcome<LedgerRecord> {
+    const row = this.#row('settle', settlementParams(entry.kind, entry, now));
+    return row ? succeeded(recordFromRow(row)) : failed<LedgerRecord>(leaseLost(entry.eventId));
   }
 
   static async open(options: SqliteLedgerOptions): Promise<SqliteLedger> {
@@ -168,9 +190,9 @@ export class SqliteLedger implements Ledger {
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     checkClaim(request);
-    if (this.#claims) {
+    if (this.#writes) {
       if (this.#closed) throw ledgerClosed();
-      return this.#claims.submit(request);
+      return this.#writes.submit({ op: 'claim', request }) as Promise<ClaimResult>;
     }
     return this.#guard(() => {
       const now = this.#clock.now();
@@ -252,7 +274,7 @@ export class SqliteLedger implements Ledger {
     if (this.#closed) return;
     this.#closed = true;
     // Calls already accepted are written before the file closes: their callers are waiting on them.
-    await Promise.all([this.#claims?.drained(), this.#settles?.drained()]);
+    await this.#writes?.drained();
     this.#db.close();
   }
 
@@ -261,17 +283,17 @@ export class SqliteLedger implements Ledger {
     requests: readonly ClaimRequest[],
     problemOf: (request: ClaimRequest) => QueueError | undefined = claimProblem,
   ): Promise<BatchOutcome<ClaimResult>[]> {
-    return this.#writeBatch(requests, problemOf, (good, now) => this.#claimBatch.immediate(good, now));
+    return this.#writeChecked(requests, problemOf, (good, now) => this.#claimBatch.immediate(good, now));
   }
 
   async #writeSettles(
     entries: readonly SettleEntry[],
     problemOf: (entry: SettleEntry) => QueueError | undefined = settleProblem,
   ): Promise<BatchOutcome<LedgerRecord>[]> {
-    return this.#writeBatch(entries, problemOf, (good, now) => this.#settleBatch.immediate(good, now));
+    return this.#writeChecked(entries, problemOf, (good, now) => this.#settleBatch.immediate(good, now));
   }
 
-  #writeBatch<E, T>(
+  #writeChecked<E, T>(
     entries: readonly E[],
     problemOf: (entry: E) => QueueError | undefined,
     write: (good: E[], now: number) => BatchOutcome<T>[],
@@ -295,9 +317,12 @@ export class SqliteLedger implements Ledger {
 
   #settle(kind: SettleKind, request: SettleRequest | ReleaseRequest): Promise<LedgerRecord> | LedgerRecord {
     checkSettle(request);
-    if (this.#settles) {
+    if (this.#writes) {
       if (this.#closed) throw ledgerClosed();
-      return this.#settles.submit({ kind, ...request } as SettleEntry);
+      return this.#writes.submit({
+        op: 'settle',
+        entry: { kind, ...request } as SettleEntry,
+      }) as Promise<LedgerRecord>;
     }
     return this.#guard(() => {
       const row = this.#row('settle', settlementParams(kind, request, this.#clock.now()));

@@ -147,6 +147,45 @@ export function describeBatchContract(
     expect(results.filter((result) => result.status === 'busy')).toHaveLength(11);
   });
 
+  it('per-event claims and settles made in one turn each resolve as they would alone', async () => {
+    const { clock, ledger: grouped } = current();
+    const other = await open(clock, { groupCommit: false });
+    try {
+      const held = ['m1', 'm2', 'm3', 'm4'];
+      for (const ledger of [grouped, other.ledger]) {
+        for (const eventId of held) {
+          await ledger.claim({ eventId, payloadSha256: DIGEST, owner: 'x', leaseSeconds: LEASE_S });
+        }
+      }
+      // No call depends on another of the same turn (a settle follows its own claim's answer in
+      // any real caller), so the order they are written in cannot change an outcome.
+      const turn = (ledger: Ledger) => [
+        () => ledger.complete({ eventId: 'm1', owner: 'x', outcome: 'http 200' }),
+        () => ledger.claim({ eventId: 'n1', payloadSha256: DIGEST, owner: 'x', leaseSeconds: LEASE_S }),
+        () => ledger.fail({ eventId: 'm2', owner: 'x', outcome: 'http 410' }),
+        () => ledger.claim({ eventId: 'm4', payloadSha256: DIGEST, owner: 'y', leaseSeconds: LEASE_S }),
+        () => ledger.release({ eventId: 'm3', owner: 'y', outcome: 'http 503' }),
+        () => ledger.claim({ eventId: 'n2', payloadSha256: OTHER_DIGEST, owner: 'y', leaseSeconds: LEASE_S }),
+        () => ledger.release({ eventId: 'm3', owner: 'x', outcome: 'http 503', ambiguous: true }),
+      ];
+      const settled = (calls: Array<() => Promise<unknown>>) =>
+        calls.map((call) =>
+          call().then(
+            (value) => ({ ok: true, value }),
+            (error: QueueError) => ({ ok: false, code: error.code }),
+          ),
+        );
+      const together = await Promise.all(settled(turn(grouped)));
+      const alone: unknown[] = [];
+      for (const call of turn(other.ledger)) alone.push(await settled([call])[0]);
+      expect(together).toEqual(alone);
+      for (const id of [...held, 'n1', 'n2'])
+        expect(await grouped.get(id), id).toEqual(await other.ledger.get(id));
+    } finally {
+      await other.cleanup();
+    }
+  });
+
   it('what a batch or a grouped call resolved is committed: another connection reads it', async () => {
     const { ledger, harness } = current();
     const many = await ledger.claimMany(
