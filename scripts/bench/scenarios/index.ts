@@ -3,18 +3,22 @@ import type { Scenario } from '../runner';
 import { backlogDrain } from './backlog-drain';
 import { bullmqDriverConsume10, bullmqDriverConsume50, bullmqDriverPublish } from './bullmq-driver';
 import { bullmqConsume10, bullmqConsume50, bullmqPublish } from './bullmq-queue';
+import { deliveryVsBatchedLimit } from './delivery-vs-batched-limit';
 import { deliveryVsPhysicalLimit } from './delivery-vs-physical-limit';
 import { deliveryVsRawPost } from './delivery-vs-raw-post';
 import { infraiConsume, infraiConsumeAck, infraiPublish } from './infrai-queue';
 import { ledgerPostgres, ledgerPostgresConcurrent } from './ledger-postgres';
 import { ledgerSqlite } from './ledger-sqlite';
+import { ledgerSqliteBatched } from './ledger-sqlite-batched';
 import { queueVsDriver } from './queue-vs-driver';
 import { sqsConsume, sqsPublish, sqsReceiveAck } from './sqs-queue';
 
 export const scenarios: readonly Scenario[] = [
   deliveryVsRawPost,
   deliveryVsPhysicalLimit,
+  deliveryVsBatchedLimit,
   ledgerSqlite,
+  ledgerSqliteBatched,
   ledgerPostgres,
   ledgerPostgresConcurrent,
   queueVsDriver,

@@ -20,6 +20,9 @@ export const queueVsDriver: PairScenario = {
     "The portable Queue's own cost (validation, canonical encoding and digest, manifest checks, decoding on receive) over the memory driver, beside the same messages through the bare driver.",
   subject: `Queue.publishBatch in tens, then receive ${BATCH} at a time + ackBatch (memory driver)`,
   baseline: 'the same bodies, encoded ahead, through driver.publish / receive / ack directly',
+  targets: [{ metric: 'ratio', atLeast: 0.5 }],
+  remains:
+    'the portable layer’s proof of each message both ways: on publish, envelope validation, canonical JSON and its SHA-256; on receive, JSON.parse, the schema check and the digest, against a driver whose own work is a few array operations.',
   async open({ quick }) {
     const messages = quick ? 2000 : 50_000;
     return {

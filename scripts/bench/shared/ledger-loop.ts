@@ -13,7 +13,7 @@ export const LEDGER_CONCURRENCY = 16;
  * `loops` callers each doing `step` back to back until the slice ends. Checking the clock every
  * step costs next to nothing beside a durable commit.
  */
-export function forSlice(ms: number, step: () => Promise<void> | void, loops = 1): Side {
+export function forSlice(ms: number, step: () => Promise<void> | void, loops = 1, idsPerStep = 1): Side {
   return () =>
     timed(async () => {
       const start = performance.now();
@@ -21,7 +21,7 @@ export function forSlice(ms: number, step: () => Promise<void> | void, loops = 1
       const loop = async () => {
         while (performance.now() - start < ms) {
           await step();
-          ops++;
+          ops += idsPerStep;
         }
       };
       await Promise.all(Array.from({ length: loops }, loop));
