@@ -120,11 +120,18 @@ interface Cut {
   error: QueueError;
 }
 
+/** What the consumer's wait for a handler ended with: its result, or a cut. */
+type HandlerOutcome = { error: unknown } | Cut | undefined;
+
 /** A delivery whose handler is running. */
 interface Running {
   readonly delivery: Delivery;
-  /** Resolved when the consumer stops waiting for the handler; the first cut wins. */
-  readonly cut: Deferred<Cut>;
+  /**
+   * Ends the consumer's wait for the handler: called by the handler's end and by a cut, and
+   * the first call wins. One promise per delivery, where a race of two cost a second promise
+   * and a reaction on each.
+   */
+  finish: (outcome: HandlerOutcome) => void;
 }
 
 /** Why a handler's timeout timer stops when the handler settled first; nobody reads it. */
@@ -287,7 +294,7 @@ export class Consumer implements EventSource<ConsumerEvents> {
   #force(): void {
     if (this.#forced) return;
     this.#forced = true;
-    for (const running of this.#running) running.cut.resolve(closingCut());
+    for (const running of this.#running) running.finish(closingCut());
   }
 
   async #run(): Promise<void> {
@@ -355,10 +362,14 @@ export class Consumer implements EventSource<ConsumerEvents> {
     }
     const lease = this.#leases?.hold(delivery);
     const context = lease?.context ?? new LeaseLostSignal();
-    const running: Running = { delivery, cut: deferred<Cut>() };
-    this.#running.add(running);
-    const timer = this.#handlerTimeoutMs === undefined ? undefined : this.#timeout(running);
-    const outcome = await Promise.race([this.#call(delivery, context), running.cut.promise]);
+    let timer: AbortController | undefined;
+    const running: Running = { delivery, finish: () => {} };
+    const outcome = await new Promise<HandlerOutcome>((resolve) => {
+      running.finish = resolve;
+      this.#running.add(running);
+      if (this.#handlerTimeoutMs !== undefined) timer = this.#timeout(running);
+      void this.#call(delivery, context).then(resolve);
+    });
     // A reason given: abort() without one builds a DOMException for every delivery.
     timer?.abort(HANDLER_SETTLED);
     this.#running.delete(running);
@@ -416,7 +427,7 @@ export class Consumer implements EventSource<ConsumerEvents> {
     const timeoutMs = this.#handlerTimeoutMs!;
     this.#queue.clock.sleep(timeoutMs, timer.signal).then(
       () =>
-        running.cut.resolve({
+        running.finish({
           cause: 'handler-timeout',
           error: new QueueError('UNAVAILABLE', `the handler did not settle within ${timeoutMs} ms`, {
             details: { handlerTimeoutMs: timeoutMs },
