@@ -64,7 +64,7 @@ function prepareChecked(
   // A digest made here is right by construction, and a supplied one that matches the text just
   // hashed is too; only a mismatch (or a payload_ref's) goes through the full check, which names it.
   const proven = payloadText !== undefined && (supplied === undefined || supplied === sha256Hex(payloadText));
-  return { envelope: checkEnvelope(candidate, !proven), payloadText };
+  return { envelope: checkEnvelope(candidate, proven ? undefined : checkedPayloadDigest), payloadText };
 }
 
 /**
@@ -90,7 +90,7 @@ export function assertEnvelope(value: unknown, options: PrepareEnvelopeOptions =
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
   return checkEnvelope(
     isObject ? snapshotEnvelope(value, options.maxBytes ?? DEFAULT_MAX_ENCODED_BYTES) : value,
-    true,
+    checkedPayloadDigest,
   );
 }
 
@@ -101,7 +101,17 @@ export function assertEnvelope(value: unknown, options: PrepareEnvelopeOptions =
 export function assertParsedEnvelope(value: unknown): Envelope {
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
   if (isObject) readFields(value as Record<string, unknown>, Number.POSITIVE_INFINITY, false);
-  return checkEnvelope(value, true);
+  return checkEnvelope(value, checkedPayloadDigest);
+}
+
+/**
+ * `assertParsedEnvelope` for the JSON.parse of a body `scanCanonicalEnvelope` accepted, given the
+ * payload's text in that body. The scan proved what `readFields` would check (it could only have
+ * found nothing), and that the text is the payload's canonical JSON: hashing it is the digest,
+ * with no walk of the payload and no encoding of it again.
+ */
+export function assertCanonicalEnvelope(value: unknown, payloadText: string): Envelope {
+  return checkEnvelope(value, () => sha256Hex(payloadText));
 }
 
 /**
@@ -137,10 +147,12 @@ function readFields(
 }
 
 /**
- * Canonicalising and hashing a 256 KB payload is the costly part, so it is skipped when the
- * payload was just hashed by prepareEnvelope. The value has been read by `readFields` already.
+ * Canonicalising and hashing a 256 KB payload is the costly part, so `digestOf` is absent when
+ * the payload was just hashed by prepareEnvelope, and hashes the body's own text when that is
+ * canonical. Whichever it is, it is asked only where the digest was always compared, so every
+ * refusal names the same problems. The value has been read by `readFields`, or proven to pass it.
  */
-function checkEnvelope(value: unknown, verifyPayload: boolean): Envelope {
+function checkEnvelope(value: unknown, digestOf: ((payload: JsonValue) => string) | undefined): Envelope {
   if (!validateEnvelopeShape(value)) {
     throw invalidEnvelope(
       describeSchemaErrors(validateEnvelopeShape.errors),
@@ -156,7 +168,7 @@ function checkEnvelope(value: unknown, verifyPayload: boolean): Envelope {
     if (envelope.payload_ref.sha256 !== envelope.payload_sha256) {
       problems.push('payload_sha256 differs from payload_ref.sha256');
     }
-  } else if (verifyPayload && checkedPayloadDigest(envelope.payload) !== envelope.payload_sha256) {
+  } else if (digestOf !== undefined && digestOf(envelope.payload) !== envelope.payload_sha256) {
     problems.push('payload_sha256 does not match the payload');
   }
   if (problems.length > 0) throw invalidEnvelope(problems, envelope.event_id);
