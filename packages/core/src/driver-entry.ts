@@ -47,8 +47,8 @@ export {
 } from './adapters/url';
 export { Coalescer, type CoalescerSettings, type EntryOutcome } from './batching';
 export * from './capabilities';
-export { DEADLINE_PASSED, DeadlineSlot, DeadlineWheel, LinkedSignal } from './deadlines';
 export { type Clock, systemClock } from './clock';
+export { DEADLINE_PASSED, DeadlineSlot, DeadlineWheel, LinkedSignal } from './deadlines';
 export { BRIDGE_ATTRIBUTE, BRIDGE_RESERVED_BYTES } from './delay-bridge';
 export * from './driver';
 export {
