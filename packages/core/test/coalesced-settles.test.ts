@@ -1,25 +1,12 @@
-import { type Delivery, encodeEnvelope, prepareEnvelope, Queue, QueueError } from '@queueport/core';
+import { type Delivery, Queue, QueueError } from '@queueport/core';
 import { describe, expect, it } from 'vitest';
-import { batchOf, RecordingDriver, type RecordingDriverOptions } from './helpers/recording-driver';
+import { batchOf, fillInbox, RecordingDriver, type RecordingDriverOptions } from './helpers/recording-driver';
 
 const fastRetry = { retry: { baseMs: 0, maxMs: 0, maxAttempts: 4 } };
 
-function fill(driver: RecordingDriver, count: number): void {
-  for (let n = 0; n < count; n++) {
-    const envelope = prepareEnvelope({ event_id: `evt_${n}`, type: 't', payload: { n } });
-    driver.inbox.push({
-      receipt: `r-${n}`,
-      messageId: `m-${n}`,
-      body: encodeEnvelope(envelope),
-      attributes: {},
-      receiveCount: 1,
-    });
-  }
-}
-
 async function received(count: number, options: RecordingDriverOptions = {}) {
   const driver = new RecordingDriver(options);
-  fill(driver, count);
+  fillInbox(driver, count);
   const queue = new Queue(driver, fastRetry);
   const deliveries: Delivery[] = [];
   while (deliveries.length < count) {
@@ -92,7 +79,7 @@ describe('single settles are coalesced into batch calls', () => {
 
   it('a consumer’s acks of deliveries finished in one turn are one call', async () => {
     const driver = new RecordingDriver();
-    fill(driver, 10);
+    fillInbox(driver, 10);
     const queue = new Queue(driver, fastRetry);
     const consumer = queue.consume(async () => {}, { concurrency: 10, waitSeconds: 0 });
     const drained = new Promise<void>((resolve) => consumer.once('drained', () => resolve()));

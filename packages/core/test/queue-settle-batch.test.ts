@@ -1,34 +1,14 @@
-import {
-  type Delivery,
-  encodeEnvelope,
-  prepareEnvelope,
-  Queue,
-  QueueError,
-  type QueueOptions,
-} from '@queueport/core';
+import { type Delivery, Queue, QueueError, type QueueOptions } from '@queueport/core';
 import { BRIDGE_ATTRIBUTE } from '@queueport/core/driver';
 import { describe, expect, it } from 'vitest';
-import { batchOf, RecordingDriver, type RecordingDriverOptions } from './helpers/recording-driver';
+import { batchOf, fillInbox, RecordingDriver, type RecordingDriverOptions } from './helpers/recording-driver';
 
 // Queue retries use real time; a zero backoff keeps these tests from waiting at all.
 const fastRetry: QueueOptions = { retry: { baseMs: 0, maxMs: 0, maxAttempts: 4 } };
 
-function pushMessages(driver: RecordingDriver, count: number): void {
-  for (let n = 0; n < count; n++) {
-    const envelope = prepareEnvelope({ event_id: `evt_${n}`, type: 't', payload: { n } });
-    driver.inbox.push({
-      receipt: `r-${n}`,
-      messageId: `m-${n}`,
-      body: encodeEnvelope(envelope),
-      attributes: {},
-      receiveCount: 1,
-    });
-  }
-}
-
 async function setup(count: number, options: RecordingDriverOptions = {}, queueOptions = fastRetry) {
   const driver = new RecordingDriver(options);
-  pushMessages(driver, count);
+  fillInbox(driver, count);
   const queue = new Queue(driver, queueOptions);
   const deliveries: Delivery[] = [];
   while (deliveries.length < count) {

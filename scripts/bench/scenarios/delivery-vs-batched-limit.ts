@@ -1,9 +1,7 @@
-import path from 'node:path';
-import { startReferenceReceiver } from '@queueport/webhook/reference-receiver';
-import { type PairScenario, timed } from '../runner';
+import type { PairScenario } from '../runner';
 import { bareBatchInsert, bareBatchUpdate } from '../shared/bare-batches';
-import { type EncodedEvent, encodedEvents, tempDir, waitForEffects } from '../shared/fixtures';
-import { rawPoster } from '../shared/http';
+import { bareDeliveryRound } from '../shared/bare-delivery';
+import { type EncodedEvent, tempDir } from '../shared/fixtures';
 import { deliveryPipeline } from '../shared/pipeline';
 import { openBareSqlite, sqliteVersion } from '../shared/sqlite';
 import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_REMAINS, PIPELINE_SUBJECT } from './delivery-sizes';
@@ -34,30 +32,27 @@ export const deliveryVsBatchedLimit: PairScenario = {
     return {
       detail: `${events} events per round, batches of ${BATCH}; SQLite ${version}, WAL, synchronous=NORMAL, better-sqlite3`,
       subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY),
-      baseline: async (label) => {
-        const receiver = await startReferenceReceiver({ mode: 'idempotent' });
-        const poster = rawPoster(DELIVERY_CONCURRENCY);
-        const db = openBareSqlite(path.join(temp.dir, `batched-${label}.sqlite`));
-        db.exec(
-          'CREATE TABLE deliveries (event_id TEXT NOT NULL PRIMARY KEY, payload_sha256 TEXT NOT NULL, outcome TEXT, updated_at INTEGER NOT NULL) STRICT, WITHOUT ROWID',
-        );
-        const begin = bareBatchInsert(db, 'deliveries', ['event_id', 'payload_sha256', 'updated_at']);
-        const finish = bareBatchUpdate(db, 'deliveries');
-        const bodies = encodedEvents(label, events);
-        let next = 0;
-        const take = (): EncodedEvent[] => {
-          const batch = bodies.slice(next, next + BATCH);
-          next += batch.length;
-          return batch;
-        };
-        try {
-          return await timed(async () => {
+      baseline: (label) =>
+        bareDeliveryRound(
+          temp.dir,
+          label,
+          events,
+          DELIVERY_CONCURRENCY,
+          async ({ db, poster, url, bodies }) => {
+            const begin = bareBatchInsert(db, 'deliveries', ['event_id', 'payload_sha256', 'updated_at']);
+            const finish = bareBatchUpdate(db, 'deliveries');
+            let next = 0;
+            const take = (): readonly EncodedEvent[] => {
+              const batch = bodies.slice(next, next + BATCH);
+              next += batch.length;
+              return batch;
+            };
             await Promise.all(
               Array.from({ length: DELIVERY_CONCURRENCY }, async () => {
                 for (let batch = take(); batch.length > 0; batch = take()) {
                   const now = Date.now();
                   begin(batch.map((event) => [event.id, event.digest, now]));
-                  await Promise.all(batch.map((event) => poster.post(receiver.url, event)));
+                  await Promise.all(batch.map((event) => poster.post(url, event)));
                   finish(
                     batch.map((event) => event.id),
                     'http 200',
@@ -65,15 +60,8 @@ export const deliveryVsBatchedLimit: PairScenario = {
                 }
               }),
             );
-            await waitForEffects(receiver, events);
-            return events;
-          });
-        } finally {
-          db.close();
-          await poster.close();
-          await receiver.close();
-        }
-      },
+          },
+        ),
       close: async () => temp.remove(),
     };
   },

@@ -1,8 +1,6 @@
-import path from 'node:path';
-import { startReferenceReceiver } from '@queueport/webhook/reference-receiver';
-import { type PairScenario, timed } from '../runner';
-import { concurrently, encodedEvents, tempDir, waitForEffects } from '../shared/fixtures';
-import { rawPoster } from '../shared/http';
+import type { PairScenario } from '../runner';
+import { bareDeliveryRound } from '../shared/bare-delivery';
+import { concurrently, tempDir } from '../shared/fixtures';
 import { deliveryPipeline } from '../shared/pipeline';
 import { openBareSqlite, sqliteVersion } from '../shared/sqlite';
 import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_REMAINS, PIPELINE_SUBJECT } from './delivery-sizes';
@@ -30,34 +28,24 @@ export const deliveryVsPhysicalLimit: PairScenario = {
     return {
       detail: `${events} events per round; SQLite ${version}, WAL, synchronous=NORMAL, better-sqlite3`,
       subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY),
-      baseline: async (label) => {
-        const receiver = await startReferenceReceiver({ mode: 'idempotent' });
-        const poster = rawPoster(DELIVERY_CONCURRENCY);
-        const db = openBareSqlite(path.join(temp.dir, `limit-${label}.sqlite`));
-        db.exec(
-          'CREATE TABLE deliveries (event_id TEXT NOT NULL PRIMARY KEY, payload_sha256 TEXT NOT NULL, outcome TEXT, updated_at INTEGER NOT NULL) STRICT, WITHOUT ROWID',
-        );
-        const begin = db.prepare(
-          'INSERT INTO deliveries (event_id, payload_sha256, updated_at) VALUES (?, ?, ?)',
-        );
-        const finish = db.prepare('UPDATE deliveries SET outcome = ?, updated_at = ? WHERE event_id = ?');
-        const bodies = encodedEvents(label, events);
-        try {
-          return await timed(async () => {
+      baseline: (label) =>
+        bareDeliveryRound(
+          temp.dir,
+          label,
+          events,
+          DELIVERY_CONCURRENCY,
+          async ({ db, poster, url, bodies }) => {
+            const begin = db.prepare(
+              'INSERT INTO deliveries (event_id, payload_sha256, updated_at) VALUES (?, ?, ?)',
+            );
+            const finish = db.prepare('UPDATE deliveries SET outcome = ?, updated_at = ? WHERE event_id = ?');
             await concurrently(bodies, DELIVERY_CONCURRENCY, async (event) => {
               begin.run(event.id, event.digest, Date.now());
-              await poster.post(receiver.url, event);
+              await poster.post(url, event);
               finish.run('http 200', Date.now(), event.id);
             });
-            await waitForEffects(receiver, events);
-            return events;
-          });
-        } finally {
-          db.close();
-          await poster.close();
-          await receiver.close();
-        }
-      },
+          },
+        ),
       close: async () => temp.remove(),
     };
   },

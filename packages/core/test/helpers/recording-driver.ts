@@ -1,3 +1,4 @@
+import { encodeEnvelope, prepareEnvelope } from '@queueport/core';
 import type {
   BatchLimits,
   Capabilities,
@@ -148,6 +149,20 @@ export class RecordingDriver implements Driver {
       const outcome = this.#options.settleOutcome?.(operation, entry.receipt, call) ?? { ok: true };
       if (outcome.ok) done.push({ ...entry });
       return outcome;
+    });
+  }
+}
+
+/** `count` messages in the driver's inbox: envelopes evt_0… with receipts r-0…, received once. */
+export function fillInbox(driver: RecordingDriver, count: number): void {
+  for (let n = 0; n < count; n++) {
+    const envelope = prepareEnvelope({ event_id: `evt_${n}`, type: 't', payload: { n } });
+    driver.inbox.push({
+      receipt: `r-${n}`,
+      messageId: `m-${n}`,
+      body: encodeEnvelope(envelope),
+      attributes: {},
+      receiveCount: 1,
     });
   }
 }
