@@ -446,9 +446,8 @@ export class Queue<E extends EventMap = AnyEvents>
     closing.then(stop, stop);
   }
 
-  // DeliverySettler: what a single delivery's methods call.
-
-  // Held from the moment they are queued, so close waits for a settle still waiting for its batch.
+  // DeliverySettler: what a single delivery's methods call. Ack, release and deadLetter are held
+  // from the moment they are queued, so close waits for a settle still waiting for its batch.
 
   async ackOne(delivery: ReceivedDelivery): Promise<void> {
     this.#assertDriverOpen();
@@ -496,6 +495,7 @@ export class Queue<E extends EventMap = AnyEvents>
     }
     await this.#calls.hold(() => this.#deadLetters({ delivery, reason }));
   }
+
   #moveToDeadLetters(
     entries: ReadonlyArray<{ delivery: ReceivedDelivery; reason: string }>,
   ): Promise<SettleResult[]> {

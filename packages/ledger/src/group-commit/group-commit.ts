@@ -43,10 +43,3 @@ export function groupCommitSettings(
   }
   return { maxEntries, maxInFlight };
 }
-
-/**
- * Groups single calls into batches for a store's `claimMany` / `settleMany`: core's Coalescer, the
- * same mechanism that coalesces a Queue's settles. A caller's promise settles only when the batch
- * holding its entry has committed (or failed), with that entry's own outcome.
- */
-export { Coalescer as GroupCommit } from '@queueport/core/driver';

@@ -1,6 +1,5 @@
 export {
   DEFAULT_GROUP_MAX_ENTRIES,
-  GroupCommit,
   type GroupCommitOptions,
   type GroupCommitSettings,
   groupCommitSettings,

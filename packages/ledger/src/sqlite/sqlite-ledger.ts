@@ -1,4 +1,4 @@
-import { type Clock, normalizeError, QueueError, systemClock } from '@queueport/core/driver';
+import { type Clock, Coalescer, normalizeError, QueueError, systemClock } from '@queueport/core/driver';
 import type Database from 'better-sqlite3';
 import { decideClaim } from '../claim-decision';
 import { leaseLost, ledgerClosed } from '../errors';
@@ -12,7 +12,6 @@ import {
 } from '../group-commit/batch-entries';
 import {
   DEFAULT_GROUP_MAX_ENTRIES,
-  GroupCommit,
   type GroupCommitOptions,
   groupCommitSettings,
 } from '../group-commit/group-commit';
@@ -71,15 +70,15 @@ export interface SqliteLedgerOptions {
 
 type Statement = { compiled: CompiledSql; prepared: Database.Statement };
 
+/** A per-event call waiting for its group's transaction. */
+type GroupedWrite = { op: 'claim'; request: ClaimRequest } | { op: 'settle'; entry: SettleEntry };
+
 /**
  * The ledger in one SQLite file through better-sqlite3, in WAL mode. Every method is
  * synchronous underneath, so no transaction can ever span an await: claim runs in one
  * BEGIN IMMEDIATE transaction (the write lock up front, so two connections never both decide on
  * the same row), settling is one conditional UPDATE.
  */
-/** A per-event call waiting for its group's transaction. */
-type GroupedWrite = { op: 'claim'; request: ClaimRequest } | { op: 'settle'; entry: SettleEntry };
-
 export class SqliteLedger implements Ledger {
   readonly #db: Database.Database;
   readonly #clock: Clock;
@@ -95,7 +94,7 @@ export class SqliteLedger implements Ledger {
     (writes: readonly GroupedWrite[], now: number) => BatchOutcome<ClaimResult | LedgerRecord>[]
   >;
   /** The per-event calls, grouped: one transaction for the claims and settles of a turn. */
-  readonly #writes: GroupCommit<GroupedWrite, ClaimResult | LedgerRecord> | undefined;
+  readonly #writes: Coalescer<GroupedWrite, ClaimResult | LedgerRecord> | undefined;
   #closed = false;
 
   private constructor(db: Database.Database, clock: Clock, groupCommit: GroupCommitOptions | undefined) {
@@ -132,12 +131,12 @@ export class SqliteLedger implements Ledger {
       maxEntries: DEFAULT_GROUP_MAX_ENTRIES,
       maxInFlight: 1,
     });
-    // Claims and settles of one turn share one transaction: a commit (its WAL frames, now and
-    // then a checkpoint) is most of what a grouped write costs, and each turn of a delivery
+    // Claims and settles of one turn share one transaction: a commit (its WAL page writes) is
+    // most of what a grouped write costs, and each turn of a delivery
     // pipeline brings both.
     this.#writes =
       settings &&
-      new GroupCommit(
+      new Coalescer(
         async (batch: GroupedWrite[]) =>
           this.#writeChecked(batch, alreadyChecked, (good, now) => this.#writeBatch.immediate(good, now)),
         settings,
