@@ -20,21 +20,24 @@ export function batchClaimInsert(table: string): string {
 
 /**
  * The settle rule of settlement.ts for many rows at once: only while processing and held by the
- * entry's owner; the lease cleared; ambiguous set, never cleared. Ids must be distinct.
+ * entry's owner; the lease cleared; ambiguous set, never cleared. Ids must be distinct. It is the
+ * body of migration 2's function, which pins its plan to the primary key.
  *
  * The state test is written `IS NOT DISTINCT FROM` (the same for a NOT NULL column) so that it
  * does not match the pending index's predicate: with `state = 'processing'` the planner reads
- * every processing entry of that partial index, dead ones included, and hash-joins them with the
- * batch, a cost that grew with each batch until vacuum (a 16-entry settle went from 2 to 3.5 ms
- * in 1,200 batches, against a steady 1 ms through the primary key).
+ * every processing entry of that partial index, dead ones included, and joins them with the batch.
  */
-export function batchSettleUpdate(table: string): string {
-  const returned = LEDGER_COLUMNS.map((column) => `t.${column}`).join(', ');
+export function batchSettleUpdate(table: string, returning: string): string {
   return (
     `UPDATE ${table} AS t SET state = v.state, last_outcome = v.last_outcome, lease_owner = NULL, lease_until = NULL, ` +
     'delivered_at = v.delivered_at, retry_at = v.retry_at, updated_at = $8, ambiguous = (t.ambiguous OR v.ambiguous) ' +
     'FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::boolean[]) ' +
     'AS v(event_id, owner, state, last_outcome, delivered_at, retry_at, ambiguous) ' +
-    `WHERE t.event_id = v.event_id AND t.state IS NOT DISTINCT FROM 'processing' AND t.lease_owner = v.owner RETURNING ${returned}`
+    `WHERE t.event_id = v.event_id AND t.state IS NOT DISTINCT FROM 'processing' AND t.lease_owner = v.owner RETURNING ${returning}`
   );
+}
+
+/** The call of migration 2's batch settle, its parameters those of `batchSettleUpdate`. */
+export function batchSettleCall(schema: string, functionName: string): string {
+  return `SELECT ${LEDGER_COLUMNS.join(', ')} FROM ${schema}.${functionName}($1, $2, $3, $4, $5, $6, $7, $8)`;
 }
