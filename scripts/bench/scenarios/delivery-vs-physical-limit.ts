@@ -1,4 +1,4 @@
-import type { PairScenario } from '../runner';
+import type { PairScenario, Side } from '../runner';
 import { bareDeliveryRound } from '../shared/bare-delivery';
 import { concurrently, tempDir } from '../shared/fixtures';
 import { deliveryPipeline } from '../shared/pipeline';
@@ -28,25 +28,27 @@ export const deliveryVsPhysicalLimit: PairScenario = {
     return {
       detail: `${events} events per round; SQLite ${version}, WAL, synchronous=NORMAL, better-sqlite3`,
       subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY),
-      baseline: (label) =>
-        bareDeliveryRound(
-          temp.dir,
-          label,
-          events,
-          DELIVERY_CONCURRENCY,
-          async ({ db, poster, url, bodies }) => {
-            const begin = db.prepare(
-              'INSERT INTO deliveries (event_id, payload_sha256, updated_at) VALUES (?, ?, ?)',
-            );
-            const finish = db.prepare('UPDATE deliveries SET outcome = ?, updated_at = ? WHERE event_id = ?');
-            await concurrently(bodies, DELIVERY_CONCURRENCY, async (event) => {
-              begin.run(event.id, event.digest, Date.now());
-              await poster.post(url, event);
-              finish.run('http 200', Date.now(), event.id);
-            });
-          },
-        ),
+      baseline: physicalLimitLoop(temp.dir, events),
       close: async () => temp.remove(),
     };
   },
 };
+
+/**
+ * The baseline: 16 loops of a bare SQLite INSERT (autocommit, WAL), the undici POST, a bare
+ * UPDATE. The delivery-floor scenario runs it too.
+ */
+export function physicalLimitLoop(dir: string, events: number): Side {
+  return (label) =>
+    bareDeliveryRound(dir, label, events, DELIVERY_CONCURRENCY, async ({ db, poster, url, bodies }) => {
+      const begin = db.prepare(
+        'INSERT INTO deliveries (event_id, payload_sha256, updated_at) VALUES (?, ?, ?)',
+      );
+      const finish = db.prepare('UPDATE deliveries SET outcome = ?, updated_at = ? WHERE event_id = ?');
+      await concurrently(bodies, DELIVERY_CONCURRENCY, async (event) => {
+        begin.run(event.id, event.digest, Date.now());
+        await poster.post(url, event);
+        finish.run('http 200', Date.now(), event.id);
+      });
+    });
+}

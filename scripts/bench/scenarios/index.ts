@@ -3,6 +3,7 @@ import type { Scenario } from '../runner';
 import { backlogDrain } from './backlog-drain';
 import { bullmqDriverConsume10, bullmqDriverConsume50, bullmqDriverPublish } from './bullmq-driver';
 import { bullmqConsume10, bullmqConsume50, bullmqPublish } from './bullmq-queue';
+import { deliveryFloor } from './delivery-floor';
 import { deliveryVsBatchedLimit } from './delivery-vs-batched-limit';
 import { deliveryVsPhysicalLimit } from './delivery-vs-physical-limit';
 import { deliveryVsRawPost } from './delivery-vs-raw-post';
@@ -17,6 +18,7 @@ export const scenarios: readonly Scenario[] = [
   deliveryVsRawPost,
   deliveryVsPhysicalLimit,
   deliveryVsBatchedLimit,
+  deliveryFloor,
   ledgerSqlite,
   ledgerSqliteBatched,
   ledgerPostgres,
