@@ -1,0 +1,70 @@
+/**
+ * The campaign's receiver, a process of its own so that it outlives every worker it is sent to:
+ * each request's event id, idempotency key and answer are appended to `--log` and fsynced before
+ * the answer leaves, so the record holds every request a worker could have seen answered. It
+ * prints `{ "url": … }` once listening and exits when stdin ends (its parent is gone) or on
+ * SIGTERM.
+ *
+ *   node --import tsx scripts/chaos/receiver-process.ts --log /tmp/requests.jsonl
+ */
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({ options: { log: { type: 'string' } } });
+if (!values.log) {
+  process.stderr.write('receiver-process: --log is required\n');
+  process.exit(2);
+}
+/** A body this large is no envelope of the campaign's: refused before it is buffered. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+const log = openSync(values.log, 'a');
+
+function eventIdOf(body: string): string {
+  try {
+    const id = (JSON.parse(body) as { event_id?: unknown }).event_id;
+    return typeof id === 'string' ? id : '(no event_id)';
+  } catch {
+    return '(no envelope)';
+  }
+}
+
+const server = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  request.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) request.destroy();
+    else chunks.push(chunk);
+  });
+  request.on('end', () => {
+    const key = request.headers['idempotency-key'];
+    const status = 200;
+    const line = {
+      eventId: eventIdOf(Buffer.concat(chunks).toString('utf8')),
+      idempotencyKey: typeof key === 'string' ? key : '',
+      status,
+    };
+    // Durable before the answer: a worker that saw this 200 left a record of it behind.
+    writeSync(log, `${JSON.stringify(line)}\n`);
+    fsyncSync(log);
+    response.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+});
+
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('receiver-process: no port');
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}/hooks` })}\n`);
+});
+
+function stop(): void {
+  server.close();
+  server.closeAllConnections();
+  closeSync(log);
+  process.exit(0);
+}
+process.stdin.on('end', stop);
+process.stdin.resume();
+process.on('SIGTERM', stop);
