@@ -18,6 +18,7 @@ import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { sqsAdapter } from '@queueport/sqs';
 import { type ChaosRecords, checkRecords, type ReceivedRequest, type Verdict } from './checker';
 import { type CampaignChild, startChild } from './child';
+import type { PlantedFault } from './planted-faults';
 
 export type AdapterName = 'bullmq' | 'sqs' | 'infrai';
 export type LedgerName = 'sqlite' | 'postgres';
@@ -31,6 +32,10 @@ export interface Configuration {
   /** Every n-th event is published a second time, as a producer retrying its publish would. */
   duplicateEvery: number;
   seed: number;
+  /** A fault planted in every worker, to prove the checker reports it. */
+  plant?: PlantedFault;
+  /** How long to wait for the events to settle after the last kill; default 120 s. */
+  settleBoundMs?: number;
 }
 
 /** Where the services are: the campaign talks only to loopback. */
@@ -218,6 +223,7 @@ export async function runConfiguration(
           concurrency: WORKER_CONCURRENCY,
           'lease-seconds': LEASE_SECONDS,
           'timeout-ms': REQUEST_TIMEOUT_MS,
+          ...(config.plant ? { plant: config.plant } : {}),
         },
         env,
       );
@@ -266,7 +272,7 @@ export async function runConfiguration(
       `${config.adapter}/${config.ledger}: published ${config.events} events (${batches.flat().length} publishes), ${kills} kills`,
     );
 
-    const deadline = performance.now() + SETTLE_BOUND_MS;
+    const deadline = performance.now() + (config.settleBoundMs ?? SETTLE_BOUND_MS);
     let settled = false;
     while (performance.now() < deadline) {
       const open = await ledger.list({ limit: 1, state: 'processing' });
@@ -302,7 +308,10 @@ export async function runConfiguration(
       events: config.events,
       kills,
       restarts,
-      faults: ['SIGKILL of a worker process while deliveries are in flight'],
+      faults: [
+        'SIGKILL of a worker process while deliveries are in flight',
+        ...(config.plant ? [`planted: ${config.plant}`] : []),
+      ],
       lost: verdict.lost,
       duplicated: verdict.duplicated,
       ambiguous: verdict.ambiguous,

@@ -1,11 +1,26 @@
 /** RELIABILITY.md from a campaign's results: what was run, what held, in a table per configuration. */
 import type { RunResult } from './campaign';
+import type { Violations } from './checker';
+import type { PlantedFault } from './planted-faults';
 
 export interface CampaignResults {
   date: string;
   machine: { cpus: number; node: string };
   runs: RunResult[];
+  /** Faults planted in every worker of a run of their own; each must be reported. */
+  planted: {
+    fault: PlantedFault;
+    reportedAs: readonly (keyof Violations)[];
+    count: number;
+    caught: boolean;
+  }[];
 }
+
+const PLANTED_WHAT: Record<PlantedFault, string> = {
+  'ack-before-send': 'acks the message before the POST',
+  'fresh-key': 'a new idempotency key on every attempt',
+  'forget-claim': 'the ledger answers a first claim without writing it',
+};
 
 export function renderReliability(results: CampaignResults): string {
   const held = results.runs.every((run) => run.held);
@@ -45,6 +60,15 @@ ${rows.join('\n')}
 - **ambiguous**: rows flagged because a worker died holding the event (it may have sent); each is a
   reconciliation case, and every second effect above is among them.
 
-Faults in this campaign: ${faults.join('; ')}.
+Faults in this campaign: ${faults.filter((fault) => !fault.startsWith('planted')).join('; ')}.
+
+## The checker, checked
+
+Each fault below was planted in every worker of a run of its own (BullMQ, SQLite ledger, with
+kills as above); the run must be reported with the violation named, or the campaign fails.
+
+| planted fault | what it does | must show as | count | verdict |
+|---|---|---|--:|---|
+${results.planted.map((entry) => `| ${entry.fault} | ${PLANTED_WHAT[entry.fault]} | ${entry.reportedAs.join(' or ')} | ${entry.count} | ${entry.caught ? 'caught' : '**missed**'} |`).join('\n')}
 `;
 }

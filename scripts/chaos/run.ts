@@ -24,7 +24,9 @@ import {
   runConfiguration,
   type Services,
 } from './campaign';
+import type { Violations } from './checker';
 import { startChild } from './child';
+import { PLANTED_FAULTS, type PlantedFault } from './planted-faults';
 import { type CampaignResults, renderReliability } from './report';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -50,7 +52,28 @@ const configurations = ADAPTERS.flatMap((adapter) => LEDGERS.map((ledger) => ({ 
 
 const ensured = await ensureServices({ need: ['redis', 'postgres', 'sqs'], log: progress });
 const simulator = startChild('scripts/bench/shared/infrai-simulator-process.ts', {}, {});
+/**
+ * What each planted fault must show up as: the proof that the checker sees it. A forgotten claim
+ * shows as a second effect nothing flagged or, where the event never settled, as the ledger
+ * disagreeing with the receiver.
+ */
+const EXPECTED: Record<PlantedFault, readonly (keyof Violations)[]> = {
+  'ack-before-send': ['lost'],
+  'fresh-key': ['duplicated'],
+  'forget-claim': ['unflagged', 'disagreements'],
+};
+/** A planted run is not expected to settle: a short wait is enough to see what it broke. */
+const PLANTED = {
+  adapter: 'bullmq',
+  ledger: 'sqlite',
+  events: 60,
+  kills: 3,
+  workers: 3,
+  settleBoundMs: 10_000,
+} as const;
+
 const runs: RunResult[] = [];
+const planted: CampaignResults['planted'] = [];
 try {
   const { services: found } = ensured;
   const services: Services = {
@@ -75,6 +98,23 @@ try {
       `${adapter}/${ledger}: ${run.held ? 'held' : 'DID NOT HOLD'}: lost ${run.lost}, duplicated ${run.duplicated}, unflagged ${run.unflagged}, disagreements ${run.disagreements}, ambiguous ${run.ambiguous}, ${run.kills} kills, ${run.seconds} s`,
     );
   }
+  if (!wanted) {
+    for (const [index, fault] of PLANTED_FAULTS.entries()) {
+      const { adapter, ledger, ...sizes } = PLANTED;
+      const reportedAs = EXPECTED[fault];
+      progress(`planted ${fault} (${adapter}/${ledger}): must be reported as ${reportedAs.join(' or ')}`);
+      const run = await runConfiguration(
+        { adapter, ledger, ...sizes, duplicateEvery: 20, seed: 2000 + index, plant: fault },
+        services,
+        progress,
+      );
+      const count = reportedAs.reduce((sum, kind) => sum + run[kind], 0);
+      planted.push({ fault, reportedAs, count, caught: count > 0 });
+      progress(
+        `planted ${fault}: ${count > 0 ? 'caught' : 'MISSED'}, ${reportedAs.map((kind) => `${kind} ${run[kind]}`).join(', ')}`,
+      );
+    }
+  }
 } finally {
   await simulator.kill();
   await ensured.stop();
@@ -84,6 +124,7 @@ const results: CampaignResults = {
   date: new Date().toISOString(),
   machine: { cpus: availableParallelism(), node: process.version },
   runs,
+  planted,
 };
 if (!args.reduced && !wanted) {
   writeFileSync(path.join(root, 'scripts/chaos/results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -92,7 +133,8 @@ if (!args.reduced && !wanted) {
 }
 if (args.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 const failed = runs.filter((run) => !run.held);
-if (failed.length > 0) {
+const missed = planted.filter((entry) => !entry.caught);
+if (failed.length > 0)
   progress(`did not hold: ${failed.map((run) => `${run.adapter}/${run.ledger}`).join(', ')}`);
-  process.exit(1);
-}
+if (missed.length > 0) progress(`the checker missed: ${missed.map((entry) => entry.fault).join(', ')}`);
+if (failed.length > 0 || missed.length > 0) process.exit(1);

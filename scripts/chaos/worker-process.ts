@@ -3,7 +3,8 @@
  * runs) and a ledger (`--ledger sqlite:<file>` or `--ledger postgres:<schema>`, the server from
  * QUEUEPORT_POSTGRES_URL), POSTing to `--receiver`. It prints `{ "started": … }` and delivers
  * until it is killed (the point) or its stdin ends. The signing secret comes in
- * QUEUEPORT_CHAOS_SECRET, never on the command line.
+ * QUEUEPORT_CHAOS_SECRET, never on the command line. `--plant <fault>` breaks it on purpose (see
+ * planted-faults.ts), for the campaign's proof that the checker notices.
  */
 import { parseArgs } from 'node:util';
 import { bullmqAdapter } from '@queueport/bullmq';
@@ -14,6 +15,7 @@ import { openPostgresLedger } from '@queueport/ledger/postgres';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { sqsAdapter } from '@queueport/sqs';
 import { createWebhookSender, DeliveryWorker } from '@queueport/webhook';
+import { forgetFirstClaims, freshKeyPerAttempt, PLANTED_FAULTS, type PlantedFault } from './planted-faults';
 
 const { values } = parseArgs({
   options: {
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     'lease-seconds': { type: 'string', default: '3' },
     'timeout-ms': { type: 'string', default: '1000' },
+    plant: { type: 'string' },
   },
 });
 
@@ -57,12 +60,19 @@ async function openLedger(where: string): Promise<Ledger> {
   process.exit(2);
 }
 
-const ledger = await openLedger(read('ledger'));
+const plant = values.plant as PlantedFault | undefined;
+if (plant !== undefined && !PLANTED_FAULTS.includes(plant)) {
+  process.stderr.write(`worker-process: --plant must be one of ${PLANTED_FAULTS.join(', ')}\n`);
+  process.exit(2);
+}
+const opened = await openLedger(read('ledger'));
+const ledger = plant === 'forget-claim' ? forgetFirstClaims(opened) : opened;
 const queue = await openQueue(read('queue'), { adapters: [bullmqAdapter, sqsAdapter, infraiAdapter] });
-const sender = createWebhookSender({
+const realSender = createWebhookSender({
   requestTimeoutMs: Number(read('timeout-ms')),
   ssrf: { allowHttp: true, allowLoopback: true },
 });
+const sender = plant === 'fresh-key' ? freshKeyPerAttempt(realSender) : realSender;
 const receiver = read('receiver');
 const leaseSeconds = Number(read('lease-seconds'));
 const worker = new DeliveryWorker({
@@ -73,9 +83,16 @@ const worker = new DeliveryWorker({
   ledgerLeaseSeconds: leaseSeconds,
   leaseMarginSeconds: 1,
 });
-worker.start({
-  concurrency: Number(read('concurrency')),
-  leaseSeconds,
-  onError: (error) => process.stderr.write(`worker-process: ${String(error)}\n`),
-});
+const onError = (error: unknown) => process.stderr.write(`worker-process: ${String(error)}\n`);
+if (plant === 'ack-before-send') {
+  // The message is gone from the queue before its POST: a kill in between loses the event.
+  queue.consume(
+    async (delivery, { signal }) => {
+      await delivery.ack();
+      const acked = Object.create(delivery, { ack: { value: async () => undefined } }) as typeof delivery;
+      await worker.process(acked, signal);
+    },
+    { concurrency: Number(read('concurrency')), leaseSeconds, onError },
+  );
+} else worker.start({ concurrency: Number(read('concurrency')), leaseSeconds, onError });
 process.stdout.write(`${JSON.stringify({ started: worker.workerId })}\n`);
