@@ -36,6 +36,8 @@ export interface Configuration {
   plant?: PlantedFault;
   /** How long to wait for the events to settle after the last kill; default 120 s. */
   settleBoundMs?: number;
+  /** Receiver faults: see receiver-process.ts. */
+  receiver?: { lateFirstMs?: number; holdMs?: number };
 }
 
 /** Where the services are: the campaign talks only to loopback. */
@@ -180,7 +182,15 @@ export async function runConfiguration(
   const ledger = await openLedger();
   try {
     queueUrl = await admin.createQueue({ name: `chaos-${id}` });
-    const receiver = startChild('scripts/chaos/receiver-process.ts', { log: requestLog }, {});
+    const receiver = startChild(
+      'scripts/chaos/receiver-process.ts',
+      {
+        log: requestLog,
+        'late-first-ms': config.receiver?.lateFirstMs ?? 0,
+        'hold-ms': config.receiver?.holdMs ?? 0,
+      },
+      {},
+    );
     children.add(receiver);
     const { url: receiverUrl } = await receiver.ready<{ url: string }>(START_BOUND_MS);
 
@@ -310,6 +320,16 @@ export async function runConfiguration(
       restarts,
       faults: [
         'SIGKILL of a worker process while deliveries are in flight',
+        ...(config.receiver?.lateFirstMs
+          ? [
+              `the receiver answers each event's first request ${config.receiver.lateFirstMs} ms late, past the sender's ${REQUEST_TIMEOUT_MS} ms timeout`,
+            ]
+          : []),
+        ...(config.receiver?.holdMs
+          ? [
+              `the receiver holds each request ${config.receiver.holdMs} ms and drops it when its worker is gone`,
+            ]
+          : []),
         ...(config.plant ? [`planted: ${config.plant}`] : []),
       ],
       lost: verdict.lost,

@@ -11,7 +11,19 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { log: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    log: { type: 'string' },
+    // Faults: the first request of each event is applied and recorded, then answered this late
+    // (past the sender's timeout); and every request is held this long before it is applied,
+    // a request whose client is gone by then never applied (as a receiver that rolls back).
+    'late-first-ms': { type: 'string', default: '0' },
+    'hold-ms': { type: 'string', default: '0' },
+  },
+});
+const lateFirstMs = Number(values['late-first-ms']);
+const holdMs = Number(values['hold-ms']);
+const seen = new Set<string>();
 if (!values.log) {
   process.stderr.write('receiver-process: --log is required\n');
   process.exit(2);
@@ -38,18 +50,29 @@ const server = createServer((request, response) => {
     if (size > MAX_BODY_BYTES) request.destroy();
     else chunks.push(chunk);
   });
+  let gone = false;
+  response.on('close', () => {
+    gone = !response.writableFinished;
+  });
   request.on('end', () => {
-    const key = request.headers['idempotency-key'];
-    const status = 200;
-    const line = {
-      eventId: eventIdOf(Buffer.concat(chunks).toString('utf8')),
-      idempotencyKey: typeof key === 'string' ? key : '',
-      status,
+    const apply = () => {
+      if (gone) return;
+      const key = request.headers['idempotency-key'];
+      const status = 200;
+      const eventId = eventIdOf(Buffer.concat(chunks).toString('utf8'));
+      const line = { eventId, idempotencyKey: typeof key === 'string' ? key : '', status };
+      // Durable before the answer: a worker that saw this 200 left a record of it behind.
+      writeSync(log, `${JSON.stringify(line)}\n`);
+      fsyncSync(log);
+      const late = lateFirstMs > 0 && !seen.has(eventId);
+      seen.add(eventId);
+      const answer = () =>
+        response.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":true}');
+      if (late) setTimeout(answer, lateFirstMs);
+      else answer();
     };
-    // Durable before the answer: a worker that saw this 200 left a record of it behind.
-    writeSync(log, `${JSON.stringify(line)}\n`);
-    fsyncSync(log);
-    response.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":true}');
+    if (holdMs > 0) setTimeout(apply, holdMs);
+    else apply();
   });
 });
 

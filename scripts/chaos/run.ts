@@ -41,14 +41,28 @@ const { values: args } = parseArgs({
 const FULL = { events: 2000, kills: 30, workers: 4 };
 const REDUCED = { events: 200, kills: 3, workers: 3 };
 const ADAPTERS: readonly AdapterName[] = ['bullmq', 'sqs', 'infrai'];
+/** Receiver faults beside the kills, in the full campaign: one configuration each. */
+const RECEIVER_FAULTS: readonly {
+  adapter: AdapterName;
+  ledger: LedgerName;
+  receiver: { lateFirstMs?: number; holdMs?: number };
+}[] = [
+  { adapter: 'bullmq', ledger: 'postgres', receiver: { lateFirstMs: 1500 } },
+  { adapter: 'infrai', ledger: 'sqlite', receiver: { holdMs: 300 } },
+];
 const LEDGERS: readonly LedgerName[] = ['sqlite', 'postgres'];
 
 const progress = (line: string) => process.stderr.write(`[chaos] ${line}\n`);
 const size = args.reduced ? REDUCED : FULL;
 const wanted = args.only?.split(',').map((name) => name.trim());
-const configurations = ADAPTERS.flatMap((adapter) => LEDGERS.map((ledger) => ({ adapter, ledger }))).filter(
-  ({ adapter, ledger }) => !wanted || wanted.includes(`${adapter}/${ledger}`),
-);
+const configurations: {
+  adapter: AdapterName;
+  ledger: LedgerName;
+  receiver?: { lateFirstMs?: number; holdMs?: number };
+}[] = [
+  ...ADAPTERS.flatMap((adapter) => LEDGERS.map((ledger) => ({ adapter, ledger }))),
+  ...(args.reduced ? [] : RECEIVER_FAULTS),
+].filter(({ adapter, ledger }) => !wanted || wanted.includes(`${adapter}/${ledger}`));
 
 const ensured = await ensureServices({ need: ['redis', 'postgres', 'sqs'], log: progress });
 const simulator = startChild('scripts/bench/shared/infrai-simulator-process.ts', {}, {});
@@ -57,6 +71,14 @@ const simulator = startChild('scripts/bench/shared/infrai-simulator-process.ts',
  * shows as a second effect nothing flagged or, where the event never settled, as the ledger
  * disagreeing with the receiver.
  */
+/** The receiver fault that opens each planted fault's window wide, so that every run shows it. */
+const PLANTED_RECEIVER: Record<PlantedFault, { lateFirstMs?: number; holdMs?: number }> = {
+  // Requests in flight at a kill are dropped, so an event acked before them is gone.
+  'ack-before-send': { holdMs: 800 },
+  // Each first attempt takes effect but times out, so every event is tried again.
+  'fresh-key': { lateFirstMs: 1500 },
+  'forget-claim': {},
+};
 const EXPECTED: Record<PlantedFault, readonly (keyof Violations)[]> = {
   'ack-before-send': ['lost'],
   'fresh-key': ['duplicated'],
@@ -82,14 +104,14 @@ try {
     ...(found.sqsEndpoint ? { sqsEndpoint: found.sqsEndpoint } : {}),
     infrai: await simulator.ready<{ url: string; apiKey: string }>(30_000),
   };
-  for (const [index, { adapter, ledger }] of configurations.entries()) {
+  for (const [index, { adapter, ledger, receiver }] of configurations.entries()) {
     if (adapter === 'sqs' && !services.sqsEndpoint) {
       progress(`sqs/${ledger}: skipped, no SQS server (${found.sqsUnavailable ?? 'none answered'})`);
       continue;
     }
     progress(`${adapter}/${ledger}: ${size.events} events, ${size.kills} kills, ${size.workers} workers`);
     const run = await runConfiguration(
-      { adapter, ledger, ...size, duplicateEvery: 20, seed: 1000 + index },
+      { adapter, ledger, ...size, duplicateEvery: 20, seed: 1000 + index, ...(receiver ? { receiver } : {}) },
       services,
       progress,
     );
@@ -104,7 +126,15 @@ try {
       const reportedAs = EXPECTED[fault];
       progress(`planted ${fault} (${adapter}/${ledger}): must be reported as ${reportedAs.join(' or ')}`);
       const run = await runConfiguration(
-        { adapter, ledger, ...sizes, duplicateEvery: 20, seed: 2000 + index, plant: fault },
+        {
+          adapter,
+          ledger,
+          ...sizes,
+          duplicateEvery: 20,
+          seed: 2000 + index,
+          plant: fault,
+          receiver: PLANTED_RECEIVER[fault],
+        },
         services,
         progress,
       );

@@ -82,6 +82,8 @@ const worker = new DeliveryWorker({
   route: () => ({ id: 'chaos-receiver', url: receiver, secrets: [secret] }),
   ledgerLeaseSeconds: leaseSeconds,
   leaseMarginSeconds: 1,
+  // Retries within the campaign's bounds: half a second first, never more than five.
+  retry: { baseMs: 500, maxMs: 5000 },
 });
 const onError = (error: unknown) => process.stderr.write(`worker-process: ${String(error)}\n`);
 if (plant === 'ack-before-send') {
