@@ -12,12 +12,14 @@ import path from 'node:path';
 import { bullmqAdapter } from '@queueport/bullmq';
 import { AdapterRegistry, openQueue } from '@queueport/core';
 import { infraiAdapter } from '@queueport/infrai';
+import type { InfraiFault } from '@queueport/infrai/testing';
 import type { Ledger, LedgerRecord } from '@queueport/ledger';
 import { openPostgresLedger } from '@queueport/ledger/postgres';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { sqsAdapter } from '@queueport/sqs';
 import { type ChaosRecords, checkRecords, type ReceivedRequest, type Verdict } from './checker';
 import { type CampaignChild, startChild } from './child';
+import { type EnvironmentFault, environmentFaults, type Restartable } from './environment-faults';
 import type { PlantedFault } from './planted-faults';
 
 export type AdapterName = 'bullmq' | 'sqs' | 'infrai';
@@ -38,6 +40,8 @@ export interface Configuration {
   settleBoundMs?: number;
   /** Receiver faults: see receiver-process.ts. */
   receiver?: { lateFirstMs?: number; holdMs?: number };
+  /** After every n-th kill, the next of the environment faults that touch this configuration. */
+  faultEvery?: number;
 }
 
 /** Where the services are: the campaign talks only to loopback. */
@@ -46,6 +50,10 @@ export interface Services {
   postgresUrl: string;
   sqsEndpoint?: string;
   infrai?: { url: string; apiKey: string };
+  /** The campaign's own servers, which it may crash; absent, that fault is not run. */
+  redis?: Restartable;
+  postgres?: Restartable;
+  infraiFault?: (fault: InfraiFault) => void;
 }
 
 export interface RunResult {
@@ -55,6 +63,8 @@ export interface RunResult {
   kills: number;
   restarts: number;
   faults: string[];
+  /** Each environment fault injected, by what it does: how many times. */
+  environmentFaults: Record<string, number>;
   lost: number;
   duplicated: number;
   ambiguous: number;
@@ -83,6 +93,8 @@ const POLL_MS = 250;
 const LIST_PAGE = 1000;
 const PUBLISH_BATCH = 10;
 const PUBLISH_SPAN_FACTOR = 2;
+/** One batch may go on failing this long (a broker restart, a burst of 503s) before the run fails. */
+const PUBLISH_BOUND_MS = 60_000;
 
 const registry = new AdapterRegistry([bullmqAdapter, sqsAdapter, infraiAdapter]);
 
@@ -182,17 +194,42 @@ export async function runConfiguration(
   const ledger = await openLedger();
   try {
     queueUrl = await admin.createQueue({ name: `chaos-${id}` });
-    const receiver = startChild(
-      'scripts/chaos/receiver-process.ts',
-      {
-        log: requestLog,
-        'late-first-ms': config.receiver?.lateFirstMs ?? 0,
-        'hold-ms': config.receiver?.holdMs ?? 0,
-      },
-      {},
-    );
-    children.add(receiver);
-    const { url: receiverUrl } = await receiver.ready<{ url: string }>(START_BOUND_MS);
+    const startReceiver = async (port: number) => {
+      const child = startChild(
+        'scripts/chaos/receiver-process.ts',
+        {
+          log: requestLog,
+          port,
+          'late-first-ms': config.receiver?.lateFirstMs ?? 0,
+          'hold-ms': config.receiver?.holdMs ?? 0,
+        },
+        {},
+      );
+      children.add(child);
+      return { child, url: (await child.ready<{ url: string }>(START_BOUND_MS)).url };
+    };
+    let receiver = await startReceiver(0);
+    const receiverUrl = receiver.url;
+    const receiverPort = Number(new URL(receiverUrl).port);
+    const faults: EnvironmentFault[] = config.faultEvery
+      ? environmentFaults({
+          adapter: config.adapter,
+          ledger: config.ledger,
+          ...(services.redis ? { redis: services.redis } : {}),
+          ...(services.postgres ? { postgres: services.postgres } : {}),
+          ...(services.infraiFault ? { infrai: services.infraiFault } : {}),
+          receiver: {
+            crash: async () => {
+              await receiver.child.kill();
+              children.delete(receiver.child);
+            },
+            start: async () => {
+              receiver = await startReceiver(receiverPort);
+            },
+          },
+        })
+      : [];
+    const injected: Record<string, number> = Object.fromEntries(faults.map((fault) => [fault.what, 0]));
 
     const eventIds = Array.from({ length: config.events }, (_, i) => `chaos_${id}_${i}:v1`);
     const envelopes = eventIds.map((eventId, i) => ({
@@ -208,7 +245,17 @@ export async function runConfiguration(
       const producer = await openQueue(queueUrl!, { adapters: [bullmqAdapter, sqsAdapter, infraiAdapter] });
       try {
         for (const batch of batches) {
-          await producer.publishBatch(batch);
+          // As a producer would: the same event ids again until accepted; the queue absorbs repeats.
+          const deadline = performance.now() + PUBLISH_BOUND_MS;
+          for (;;) {
+            try {
+              await producer.publishBatch(batch);
+              break;
+            } catch (error) {
+              if (performance.now() > deadline) throw error;
+              await sleep(POLL_MS);
+            }
+          }
           await sleep(pauseMs);
         }
       } finally {
@@ -259,7 +306,7 @@ export async function runConfiguration(
     let kills = 0;
     let restarts = 0;
     let seen = readRequests(requestLog).length;
-    const killsUntil = performance.now() + config.kills * KILL_GAP_MS.max * 4 + START_BOUND_MS;
+    let killsUntil = performance.now() + config.kills * KILL_GAP_MS.max * 4 + START_BOUND_MS;
     // Bounded: once everything is published and delivered there is nothing left to interrupt.
     while (kills < config.kills && !(published && delivered()) && performance.now() < killsUntil) {
       await sleep(KILL_GAP_MS.min + next() * (KILL_GAP_MS.max - KILL_GAP_MS.min));
@@ -275,6 +322,15 @@ export async function runConfiguration(
       // Its replacement starts at once; it is a candidate once it delivers.
       workers[index] = startWorker();
       restarts++;
+      if (config.faultEvery && faults.length > 0 && kills % config.faultEvery === 0) {
+        const fault = faults[(kills / config.faultEvery - 1) % faults.length]!;
+        const began = performance.now();
+        progress(`${config.adapter}/${config.ledger}: after kill ${kills}, ${fault.what}`);
+        await fault.inject();
+        injected[fault.what]!++;
+        // The outage is not the kills' time: the bound moves by what it took.
+        killsUntil += performance.now() - began;
+      }
       if (kills % 10 === 0) progress(`${config.adapter}/${config.ledger}: ${kills} kills, ${now} requests`);
     }
     await producing;
@@ -285,7 +341,8 @@ export async function runConfiguration(
     const deadline = performance.now() + (config.settleBoundMs ?? SETTLE_BOUND_MS);
     let settled = false;
     while (performance.now() < deadline) {
-      const open = await ledger.list({ limit: 1, state: 'processing' });
+      // A first query after PostgreSQL's restart may meet a connection that died with it.
+      const open = await ledger.list({ limit: 1, state: 'processing' }).catch(() => [undefined]);
       if (open.length === 0 && delivered()) {
         settled = true;
         break;
@@ -330,8 +387,10 @@ export async function runConfiguration(
               `the receiver holds each request ${config.receiver.holdMs} ms and drops it when its worker is gone`,
             ]
           : []),
+        ...faults.map((fault) => fault.what),
         ...(config.plant ? [`planted: ${config.plant}`] : []),
       ],
+      environmentFaults: injected,
       lost: verdict.lost,
       duplicated: verdict.duplicated,
       ambiguous: verdict.ambiguous,
@@ -340,8 +399,13 @@ export async function runConfiguration(
       unknown: verdict.unknown,
       classes: verdict.classes,
       examples: verdict.examples,
-      // A run that settled late or did fewer kills than it set out to proves less than it says.
-      held: verdict.held && settled && kills === config.kills,
+      // A run that settled late, did fewer kills than it set out to or left a fault out proves
+      // less than it says.
+      held:
+        verdict.held &&
+        settled &&
+        kills === config.kills &&
+        Object.values(injected).every((times) => times > 0),
       settled,
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };

@@ -10,6 +10,8 @@ export interface CampaignChild {
   /** The first stdout line, parsed; rejects when the process exits first or is silent for `timeoutMs`. */
   ready<T>(timeoutMs: number): Promise<T>;
   kill(): Promise<void>;
+  /** One line to its stdin (the Infrai simulator takes faults this way). */
+  send(line: string): void;
   stderr(): string;
 }
 
@@ -63,6 +65,9 @@ export function startChild(
       if (gone) return;
       child.kill('SIGKILL');
       await exited;
+    },
+    send(line) {
+      if (!gone) child.stdin?.write(`${line}\n`);
     },
     stderr: () => stderr,
   };

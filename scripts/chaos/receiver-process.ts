@@ -7,7 +7,7 @@
  *
  *   node --import tsx scripts/chaos/receiver-process.ts --log /tmp/requests.jsonl
  */
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 
@@ -19,6 +19,8 @@ const { values } = parseArgs({
     // a request whose client is gone by then never applied (as a receiver that rolls back).
     'late-first-ms': { type: 'string', default: '0' },
     'hold-ms': { type: 'string', default: '0' },
+    // 0 takes a free one; a restarted receiver takes its predecessor's, where workers look for it.
+    port: { type: 'string', default: '0' },
   },
 });
 const lateFirstMs = Number(values['late-first-ms']);
@@ -31,6 +33,12 @@ if (!values.log) {
 /** A body this large is no envelope of the campaign's: refused before it is buffered. */
 const MAX_BODY_BYTES = 64 * 1024;
 
+// A receiver restarted after a crash knows which events it has seen from its own record.
+if (existsSync(values.log)) {
+  for (const line of readFileSync(values.log, 'utf8').split('\n')) {
+    if (line.endsWith('}')) seen.add((JSON.parse(line) as { eventId: string }).eventId);
+  }
+}
 const log = openSync(values.log, 'a');
 
 function eventIdOf(body: string): string {
@@ -76,7 +84,7 @@ const server = createServer((request, response) => {
   });
 });
 
-server.listen(0, '127.0.0.1', () => {
+server.listen(Number(values.port), '127.0.0.1', () => {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('receiver-process: no port');
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${address.port}/hooks` })}\n`);

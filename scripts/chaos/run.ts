@@ -8,8 +8,10 @@
  *                              CI; writes nothing
  *   [--only bullmq/sqlite,…]   some configurations   [--json]   the results on stdout
  *
- * Exits 1 when any configuration did not hold. Services come from scripts/test-services (started
- * where they are not running); the Infrai simulator runs as a process of its own.
+ * Exits 1 when any configuration did not hold. Redis (AOF, fsync always) and a PostgreSQL cluster
+ * (durable commits) are the campaign's own, so that it may crash them; SQS comes from
+ * scripts/test-services (moto, started where none runs); the Infrai simulator runs as a process of
+ * its own and takes its faults on stdin.
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -17,6 +19,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureServices } from '../test-services/ensure-services';
+import { startPostgresCluster } from '../test-services/postgres-cluster';
+import { startPrivateRedis } from '../test-services/private-redis';
 import {
   type AdapterName,
   type LedgerName,
@@ -38,8 +42,10 @@ const { values: args } = parseArgs({
   },
 });
 
-const FULL = { events: 2000, kills: 30, workers: 4 };
-const REDUCED = { events: 200, kills: 3, workers: 3 };
+// An environment fault after every faultEvery-th kill: in the full campaign each of a
+// configuration's faults at least twice, in the reduced one each at least once.
+const FULL = { events: 2000, kills: 30, workers: 4, faultEvery: 5 };
+const REDUCED = { events: 200, kills: 3, workers: 3, faultEvery: 1 };
 const ADAPTERS: readonly AdapterName[] = ['bullmq', 'sqs', 'infrai'];
 /** Receiver faults beside the kills, in the full campaign: one configuration each. */
 const RECEIVER_FAULTS: readonly {
@@ -64,7 +70,9 @@ const configurations: {
   ...(args.reduced ? [] : RECEIVER_FAULTS),
 ].filter(({ adapter, ledger }) => !wanted || wanted.includes(`${adapter}/${ledger}`));
 
-const ensured = await ensureServices({ need: ['redis', 'postgres', 'sqs'], log: progress });
+const ensured = await ensureServices({ need: ['sqs'], log: progress });
+const redis = await startPrivateRedis();
+const postgres = await startPostgresCluster(progress, { durable: true });
 const simulator = startChild('scripts/bench/shared/infrai-simulator-process.ts', {}, {});
 /**
  * What each planted fault must show up as: the proof that the checker sees it. A forgotten claim
@@ -99,10 +107,13 @@ const planted: CampaignResults['planted'] = [];
 try {
   const { services: found } = ensured;
   const services: Services = {
-    redisUrl: found.redisUrl!,
-    postgresUrl: found.postgresUrl!,
+    redisUrl: `redis://127.0.0.1:${redis.port}`,
+    postgresUrl: postgres.url,
     ...(found.sqsEndpoint ? { sqsEndpoint: found.sqsEndpoint } : {}),
     infrai: await simulator.ready<{ url: string; apiKey: string }>(30_000),
+    redis,
+    postgres,
+    infraiFault: (fault) => simulator.send(`fault ${JSON.stringify(fault)}`),
   };
   for (const [index, { adapter, ledger, receiver }] of configurations.entries()) {
     if (adapter === 'sqs' && !services.sqsEndpoint) {
@@ -147,6 +158,8 @@ try {
   }
 } finally {
   await simulator.kill();
+  await redis.dispose();
+  await postgres.stop();
   await ensured.stop();
 }
 

@@ -65,9 +65,25 @@ if (plant !== undefined && !PLANTED_FAULTS.includes(plant)) {
   process.stderr.write(`worker-process: --plant must be one of ${PLANTED_FAULTS.join(', ')}\n`);
   process.exit(2);
 }
-const opened = await openLedger(read('ledger'));
+const OPEN_BOUND_MS = 30_000;
+/** As a service at boot would: its broker or database may be in the middle of a restart. */
+async function untilOpen<T>(what: string, open: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + OPEN_BOUND_MS;
+  for (;;) {
+    try {
+      return await open();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      process.stderr.write(`worker-process: opening the ${what} failed, trying again: ${String(error)}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+const opened = await untilOpen('ledger', () => openLedger(read('ledger')));
 const ledger = plant === 'forget-claim' ? forgetFirstClaims(opened) : opened;
-const queue = await openQueue(read('queue'), { adapters: [bullmqAdapter, sqsAdapter, infraiAdapter] });
+const queue = await untilOpen('queue', () =>
+  openQueue(read('queue'), { adapters: [bullmqAdapter, sqsAdapter, infraiAdapter] }),
+);
 const realSender = createWebhookSender({
   requestTimeoutMs: Number(read('timeout-ms')),
   ssrf: { allowHttp: true, allowLoopback: true },

@@ -11,6 +11,8 @@ export interface ServiceProcess {
   tail(lines?: number): string;
   /** SIGTERM, then SIGKILL if it lingers. */
   stop(): Promise<void>;
+  /** SIGKILL at once, as a crash: nothing gets to flush or say goodbye. */
+  kill(): Promise<void>;
   /** Synchronous best effort, for `process.on('exit')` where nothing can be awaited. */
   stopNow(): void;
 }
@@ -76,6 +78,10 @@ export function startProcess(
       if (gone || (await exitedWithin(5000))) return;
       signalGroup('SIGKILL');
       await exitedWithin(2000);
+    },
+    async kill() {
+      signalGroup('SIGKILL');
+      if (!gone) await exitedWithin(5000);
     },
     stopNow: () => signalGroup('SIGTERM'),
   };

@@ -82,11 +82,27 @@ function tailOf(file: string): string {
   }
 }
 
+export interface ClusterOptions {
+  /**
+   * Commits on disk before they are acknowledged, as in production, for a cluster that is crashed
+   * on purpose (the chaos campaign). Default off: a test run's cluster needs no durability.
+   */
+  durable?: boolean;
+}
+
+/** A cluster of our own, which its owner may crash and start again. */
+export interface PostgresCluster extends Ensured {
+  /** `pg_ctl stop -m immediate`: no checkpoint, crash recovery from the WAL on the next start. */
+  crash(): Promise<void>;
+  /** On the same port and data directory. */
+  start(): Promise<void>;
+}
+
 /**
- * Creates a throwaway cluster in a temp dir (trust auth, durability off: it only lives for one
- * test run), starts it on a free port, and creates database `test`. Stopping it deletes it.
+ * Creates a throwaway cluster in a temp dir (trust auth, durability off unless asked for: it only
+ * lives for one run), starts it on a free port, and creates database `test`. Stopping it deletes it.
  */
-export async function startPostgresCluster(log: Log): Promise<Ensured> {
+export async function startPostgresCluster(log: Log, options: ClusterOptions = {}): Promise<PostgresCluster> {
   const tools = findTools();
   if (!tools)
     throw new Error(
@@ -125,9 +141,7 @@ export async function startPostgresCluster(log: Log): Promise<Ensured> {
         `port = ${port}`,
         `listen_addresses = '${LOCALHOST}'`,
         `unix_socket_directories = '${dir}'`,
-        'fsync = off',
-        'synchronous_commit = off',
-        'full_page_writes = off',
+        ...(options.durable ? [] : ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off']),
       ];
       appendFileSync(path.join(data, 'postgresql.conf'), `\n${settings.join('\n')}\n`);
       log(`starting PostgreSQL on ${LOCALHOST}:${port}`);
@@ -139,11 +153,17 @@ export async function startPostgresCluster(log: Log): Promise<Ensured> {
     });
     await run([tools.createdb, '-h', LOCALHOST, '-p', String(port), '-U', 'postgres', 'test'], dir);
     const url = `postgres://postgres@${LOCALHOST}:${port}/test`;
+    const logFile = path.join(dir, `server-${port}.log`);
     return {
       url,
       how: 'started temp cluster',
       notes: [`started a PostgreSQL cluster in ${dir}`],
       stop,
+      crash: () => run(pgCtl('-m', 'immediate', '-w', 'stop'), dir),
+      start: () =>
+        run(pgCtl('-l', logFile, '-w', '-t', '60', 'start'), dir).catch((error: unknown) => {
+          throw new Error(`${messageOf(error)}\n--- server log ---\n${tailOf(logFile)}`);
+        }),
     };
   } catch (error) {
     await stop();

@@ -10,8 +10,8 @@ import { Queue as BullQueue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withDeadline } from '../../../scripts/test-services/deadline';
 import { waitUntil } from '../../../scripts/test-services/ports';
+import { startPrivateRedis } from '../../../scripts/test-services/private-redis';
 import { bullmqAdapter } from '../src';
-import { startPrivateRedis } from './support/private-redis';
 
 const QUEUE_NAME = 'restart';
 const EVENTS = 200;

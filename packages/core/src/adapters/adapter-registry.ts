@@ -1,6 +1,7 @@
-import { QueueError } from '../errors';
+import { normalizeError, QueueError } from '../errors';
 import type { AnyEvents, EventMap } from '../payloads';
 import { Queue, type QueueOptions } from '../queue/queue';
+import { DEFAULT_RETRY, resolveRetryPolicy, withRetry } from '../retry';
 import type { AdapterDefinition, OpenContext, QueueAdmin } from './adapter-definition';
 import { redactUrl } from './redact-url';
 
@@ -56,15 +57,37 @@ export class AdapterRegistry {
     return definition.open(parsed, context);
   }
 
-  /** Opens the portable Queue over the driver the URL names. */
+  /**
+   * Opens the portable Queue over the driver the URL names. A transient failure of the open (a
+   * 429 or a 503, a dropped connection) is retried under the Queue's own retry policy, as every
+   * later call is: a worker restarted during a provider's bad minute must not die of it.
+   */
   async openQueue<E extends EventMap = AnyEvents>(
     url: string | URL,
     options: QueueOptions<E> & Pick<OpenContext, 'env'> = {},
   ): Promise<Queue<E>> {
     const { env, ...queueOptions } = options;
-    const driver = await this.openDriver(url, {
-      ...(queueOptions.clock ? { clock: queueOptions.clock } : {}),
-      ...(env ? { env } : {}),
+    const { definition } = this.resolve(url);
+    const policy = resolveRetryPolicy(queueOptions.retry, DEFAULT_RETRY);
+    // The open's own error, not its normalized form, is what a caller of openQueue has always seen.
+    let last: unknown;
+    const open = async () => {
+      try {
+        return await this.openDriver(url, {
+          ...(queueOptions.clock ? { clock: queueOptions.clock } : {}),
+          ...(env ? { env } : {}),
+        });
+      } catch (error) {
+        last = error;
+        throw error;
+      }
+    };
+    const driver = await withRetry(
+      open,
+      (error) => normalizeError(error, definition.packageName),
+      policy,
+    ).catch((error: unknown) => {
+      throw last ?? error;
     });
     return new Queue<E>(driver, queueOptions);
   }

@@ -1,17 +1,23 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startFailure, startProcess } from '../../../../scripts/test-services/child';
-import { track } from '../../../../scripts/test-services/cleanup';
-import { findExecutable } from '../../../../scripts/test-services/executables';
-import { LOCALHOST, onFreePort, waitUntil } from '../../../../scripts/test-services/ports';
-import { redisPing } from '../../../../scripts/test-services/redis';
+import { startFailure, startProcess } from './child';
+import { track } from './cleanup';
+import { findExecutable } from './executables';
+import { LOCALHOST, onFreePort, waitUntil } from './ports';
+import { redisPing } from './redis';
 
-/** A redis-server of this test's own, which it may stop and start again without harming others. */
+/**
+ * A redis-server of a test's (or the chaos campaign's) own, which it may stop, crash and start
+ * again without harming others. Every write is on disk before Redis answers it (AOF, fsync
+ * always), so what a client saw acknowledged survives a crash as it survives a restart.
+ */
 export interface PrivateRedis {
   readonly port: number;
   /** SIGTERM: Redis shuts down as it would in production, its append-only file synced. */
   stop(): Promise<void>;
+  /** SIGKILL: no shutdown, Redis replays its append-only file when it starts again. */
+  crash(): Promise<void>;
   /** On the same port and directory, so clients find it where it was and it has its data back. */
   start(): Promise<void>;
   /** Stops it and deletes its directory. */
@@ -30,6 +36,10 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const launch = async (port: number) => {
     const proc = startProcess('redis-server', binary, args(port));
     const stop = track(proc);
+    crashRunning = async () => {
+      await proc.kill();
+      await stop();
+    };
     try {
       await waitUntil(
         'redis-server did not come up',
@@ -46,6 +56,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     return stop;
   };
   let port = 0;
+  let crashRunning: (() => Promise<void>) | undefined;
   let stopRunning: (() => Promise<void>) | undefined;
   try {
     stopRunning = await onFreePort(async (free) => {
@@ -65,6 +76,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   return {
     port,
     stop,
+    async crash() {
+      const crash = crashRunning;
+      if (!stopRunning || !crash) throw new Error('the private redis-server is not running');
+      stopRunning = undefined;
+      crashRunning = undefined;
+      await crash();
+    },
     async start() {
       if (stopRunning) throw new Error('the private redis-server is already running');
       stopRunning = await launch(port);
