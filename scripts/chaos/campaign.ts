@@ -17,6 +17,7 @@ import type { Ledger, LedgerRecord } from '@queueport/ledger';
 import { openPostgresLedger } from '@queueport/ledger/postgres';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { sqsAdapter } from '@queueport/sqs';
+import { buildReconciliationReport } from '@queueport/webhook';
 import { type ChaosRecords, checkRecords, type ReceivedRequest, type Verdict } from './checker';
 import { type CampaignChild, startChild } from './child';
 import { type EnvironmentFault, environmentFaults, type Restartable } from './environment-faults';
@@ -36,7 +37,7 @@ export interface Configuration {
   seed: number;
   /** A fault planted in every worker, to prove the checker reports it. */
   plant?: PlantedFault;
-  /** How long to wait for the events to settle after the last kill; default 120 s. */
+  /** How long to wait for the events to settle after the last kill; default 150 ms an event, at least 120 s. */
   settleBoundMs?: number;
   /** Receiver faults: see receiver-process.ts. */
   receiver?: { lateFirstMs?: number; holdMs?: number };
@@ -86,8 +87,13 @@ const REQUEST_TIMEOUT_MS = 1000;
 const WORKER_CONCURRENCY = 8;
 /** tsx compiling the workspace sources on a busy machine. */
 const START_BOUND_MS = 30_000;
-/** After the last kill: leases lapse, stalled jobs return, every event is delivered. */
-const SETTLE_BOUND_MS = 120_000;
+/**
+ * After the last kill: leases lapse, stalled jobs return, every event is delivered. Scaled by the
+ * events left: moto, single-threaded beside four workers on two cores, delivers a full SQS run's
+ * backlog at about 15 events/s after its kills (measured: 2,000 events took about 160 s).
+ */
+const settleBoundMs = (events: number) => Math.max(120_000, events * 150);
+const SETTLE_PROGRESS_MS = 30_000;
 const KILL_GAP_MS = { min: 150, max: 600 };
 const POLL_MS = 250;
 const LIST_PAGE = 1000;
@@ -338,9 +344,17 @@ export async function runConfiguration(
       `${config.adapter}/${config.ledger}: published ${config.events} events (${batches.flat().length} publishes), ${kills} kills`,
     );
 
-    const deadline = performance.now() + (config.settleBoundMs ?? SETTLE_BOUND_MS);
+    const deadline = performance.now() + (config.settleBoundMs ?? settleBoundMs(config.events));
     let settled = false;
+    let shown = performance.now();
     while (performance.now() < deadline) {
+      if (performance.now() - shown > SETTLE_PROGRESS_MS) {
+        shown = performance.now();
+        const answered = new Set(readRequests(requestLog).map((request) => request.eventId)).size;
+        progress(
+          `${config.adapter}/${config.ledger}: settling, ${answered} of ${config.events} events reached`,
+        );
+      }
       // A first query after PostgreSQL's restart may meet a connection that died with it.
       const open = await ledger.list({ limit: 1, state: 'processing' }).catch(() => [undefined]);
       if (open.length === 0 && delivered()) {
@@ -353,6 +367,8 @@ export async function runConfiguration(
     for (const worker of workers) await worker.child.kill();
 
     const rows = await readLedger(ledger);
+    // What `queueport reconcile` would hand a person: stuck rows and the ambiguous ones.
+    const report = await buildReconciliationReport(ledger, { olderThanSeconds: LEASE_SECONDS * 2 });
     const records: ChaosRecords = {
       published: eventIds.map((eventId, i) => ({
         eventId,
@@ -363,9 +379,24 @@ export async function runConfiguration(
       deadLetters: rows
         .filter((row) => row.state === 'failed')
         .map((row) => ({ eventId: row.eventId, reason: row.lastOutcome ?? '' })),
-      reconciled: [],
+      reconciled: [...report.stale, ...report.ambiguous].map((row) => row.eventId),
     };
     const verdict = checkRecords(records);
+    if (verdict.lost > 0) {
+      // Where the lost ones are, for whoever reads a failed run: the ledger's row, the queue's state.
+      const byId = new Map(rows.map((row) => [row.eventId, row]));
+      const stats = await admin.stats(queueUrl).catch((error: unknown) => String(error));
+      const dead = admin.listDeadLetters
+        ? await admin.listDeadLetters(queueUrl, { limit: 100 }).catch(() => [])
+        : [];
+      for (const eventId of verdict.examples.lost ?? []) {
+        const row = byId.get(eventId);
+        const letter = dead.find((entry) => entry.eventId === eventId);
+        progress(
+          `${config.adapter}/${config.ledger}: lost ${eventId}: ledger ${row ? JSON.stringify({ state: row.state, attempts: row.attempts, lastOutcome: row.lastOutcome, leaseUntil: row.leaseUntil, retryAt: row.retryAt }) : 'no row'}; ${letter ? `in the provider's dead letters after ${letter.receiveCount} receives` : 'not in the dead letters'}; queue ${JSON.stringify(stats)}`,
+        );
+      }
+    }
     const failures: Record<string, number> = {};
     for (const letter of records.deadLetters) failures[letter.reason] = (failures[letter.reason] ?? 0) + 1;
     return {
