@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { toBiomeJson } from '../json/biome-layout';
 import type { ScenarioText } from './runner';
 
 export const RESULTS_PATH = new URL('./results.json', import.meta.url);
@@ -85,22 +86,10 @@ export function loadavg(): number {
   return Math.round(os.loadavg()[0]! * 100) / 100;
 }
 
-/** Biome's JSON layout (`pnpm lint` checks this file too): arrays of scalars on one line when they fit. */
+/** Biome's JSON layout (`pnpm lint` checks this file too). */
 export function formatResults(results: Results): string {
-  const json = JSON.stringify(results, null, 2).replace(
-    /^( *)(.*)\[\n([^[\]{}]*?)\n *\]/gm,
-    (expanded, indent: string, head: string, items: string) => {
-      const line = `${indent}${head}[${items
-        .split('\n')
-        .map((item) => item.trim())
-        .join(' ')}]`;
-      return line.length <= LINE_WIDTH ? line : expanded;
-    },
-  );
-  return `${json}\n`;
+  return toBiomeJson(results);
 }
-
-const LINE_WIDTH = 110;
 
 export function writeResults(results: Results): void {
   writeFileSync(RESULTS_PATH, formatResults(results));

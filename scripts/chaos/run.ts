@@ -18,6 +18,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { toBiomeJson } from '../json/biome-layout';
 import { ensureServices } from '../test-services/ensure-services';
 import { startPostgresCluster } from '../test-services/postgres-cluster';
 import { startPrivateRedis } from '../test-services/private-redis';
@@ -170,11 +171,11 @@ const results: CampaignResults = {
   planted,
 };
 if (!args.reduced && !wanted) {
-  writeFileSync(path.join(root, 'scripts/chaos/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(root, 'scripts/chaos/results.json'), toBiomeJson(results));
   writeFileSync(path.join(root, 'RELIABILITY.md'), renderReliability(results));
   progress('wrote scripts/chaos/results.json and RELIABILITY.md');
 }
-if (args.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+if (args.json) process.stdout.write(toBiomeJson(results));
 const failed = runs.filter((run) => !run.held);
 const missed = planted.filter((entry) => !entry.caught);
 if (failed.length > 0)
