@@ -92,6 +92,9 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
         : 'external';
   }
   if (sqsOutcome && 'unavailable' in sqsOutcome) services.sqsUnavailable = sqsOutcome.unavailable;
+  const s3 = s3Of(env, services);
+  if ('url' in s3) services.s3Endpoint = s3.url;
+  else services.s3Unavailable = s3.unavailable;
 
   const summary = (
     [
@@ -101,5 +104,28 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
     ] as const
   ).flatMap(([name, info]) => (info ? [`${name} ${redactUrl(info.url)} (${info.how})`] : []));
   if (services.sqsUnavailable) summary.push(`sqs unavailable: ${services.sqsUnavailable.split('\n')[0]}`);
+  if (services.s3Endpoint) summary.push(`s3 ${redactUrl(services.s3Endpoint)} (${s3Source(env)})`);
+  else if (need.has('sqs') && services.s3Unavailable)
+    summary.push(`s3 unavailable: ${services.s3Unavailable}`);
   return { services, summary, stop };
+}
+
+/**
+ * S3 comes from the moto_server started for SQS (one server, every AWS service), or from
+ * QUEUEPORT_S3_ENDPOINT. No npm S3 server is kept up well enough to fall back on (s3rver, the
+ * one there is, last released in 2021), so without moto the S3 tests say so and skip.
+ */
+function s3Of(env: NodeJS.ProcessEnv, services: ServiceInfo): { url: string } | { unavailable: string } {
+  if (env.QUEUEPORT_S3_ENDPOINT) return { url: env.QUEUEPORT_S3_ENDPOINT };
+  if (services.sqsEndpoint && services.sqsServer === 'moto') return { url: services.sqsEndpoint };
+  const why = services.sqsEndpoint
+    ? `the SQS server is ${services.sqsServer}, which serves no S3`
+    : (services.sqsUnavailable?.split('\n')[0] ?? 'SQS was not asked for');
+  return {
+    unavailable: `S3 comes from moto_server (or QUEUEPORT_S3_ENDPOINT), and there is none: ${why}`,
+  };
+}
+
+function s3Source(env: NodeJS.ProcessEnv): string {
+  return env.QUEUEPORT_S3_ENDPOINT ? 'from QUEUEPORT_S3_ENDPOINT' : 'the moto_server of sqs';
 }

@@ -17,6 +17,13 @@ export interface ServiceInfo {
   /** Which server answers there, for the gaps each one has (see the SQS package README). */
   sqsServer?: SqsServerKind;
   sqsUnavailable?: string;
+  /**
+   * An S3-compatible endpoint: the same moto_server as SQS (moto serves every AWS service on one
+   * port), or QUEUEPORT_S3_ENDPOINT. Absent where SQS comes from local-aws-sqs, which has no S3:
+   * `s3Unavailable` then says why.
+   */
+  s3Endpoint?: string;
+  s3Unavailable?: string;
   notes: string[];
 }
 

@@ -25,6 +25,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   else delete process.env.QUEUEPORT_SQS_ENDPOINT;
   if (services.sqsServer) process.env.QUEUEPORT_SQS_SERVER = services.sqsServer;
   else delete process.env.QUEUEPORT_SQS_SERVER;
+  if (services.s3Endpoint) process.env.QUEUEPORT_S3_ENDPOINT = services.s3Endpoint;
+  else delete process.env.QUEUEPORT_S3_ENDPOINT;
   project.provide('queueportServices', {
     ...services,
     redisUrl: services.redisUrl,

@@ -53,6 +53,26 @@ export {
   type Unsubscribe,
 } from './events';
 export * from './limits';
+export {
+  checkReference,
+  contentAddress,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  FilePayloadStore,
+  type FilePayloadStoreOptions,
+  type PayloadProblem,
+  type PayloadReference,
+  type PayloadStore,
+  type PayloadStoreOptions,
+  type PayloadStoreStats,
+  type PruneOptions,
+  payloadAltered,
+  payloadMissing,
+  payloadTooLarge,
+  RESERVED_REF_SCHEME,
+  readStoredPayloadUri,
+  storedPayloadUri,
+  verifyContent,
+} from './payload-store';
 export * from './payloads';
 export * from './queue';
 export {
@@ -67,3 +87,15 @@ export {
   resolveRetryPolicy,
   retryDelayMs,
 } from './retry';
+export {
+  type ProcessScope,
+  type PublishedMessageFacts,
+  type PublishedOutcome,
+  type PublishScope,
+  type QueueTelemetry,
+  type ReceivedFacts,
+  type ReceiveScope,
+  type Telemetry,
+  type TelemetryQueue,
+  TRACE_CONTEXT_ATTRIBUTE,
+} from './telemetry';

@@ -11,6 +11,7 @@ import { infraiConsume, infraiConsumeAck, infraiPublish } from './infrai-queue';
 import { ledgerPostgres, ledgerPostgresConcurrent } from './ledger-postgres';
 import { ledgerSqlite } from './ledger-sqlite';
 import { ledgerSqliteBatched } from './ledger-sqlite-batched';
+import { queueOtel } from './queue-otel';
 import { queueVsDriver } from './queue-vs-driver';
 import { sqsConsume, sqsPublish, sqsReceiveAck } from './sqs-queue';
 
@@ -24,6 +25,7 @@ export const scenarios: readonly Scenario[] = [
   ledgerPostgres,
   ledgerPostgresConcurrent,
   queueVsDriver,
+  queueOtel,
   backlogDrain,
   bullmqDriverPublish,
   bullmqDriverConsume10,

@@ -15,6 +15,7 @@ import { checkLeaseSeconds, checkWaitSeconds } from '../queue/message-checks';
 import type { Queue } from '../queue/queue';
 import { ReceivedDelivery } from '../queue/received-delivery';
 import { type BackoffPolicy, backoffDelay, type RetryPolicy, resolveRetryPolicy } from '../retry';
+import { QUEUE_TELEMETRY, type QueueTelemetry } from '../telemetry';
 import {
   CONSUMER_EVENT_NAMES,
   type ConsumerErrorEvent,
@@ -175,6 +176,7 @@ export class Consumer implements EventSource<ConsumerEvents> {
   /** One timer for every held lease; absent where the driver cannot extend leases. */
   readonly #leases: LeaseKeeper | undefined;
   readonly #options: ConsumeOptions;
+  readonly #telemetry: QueueTelemetry | undefined;
   /** close's bound ran out: whatever is in flight, or arrives, is released at once. */
   #forced = false;
   #abandoned = 0;
@@ -236,6 +238,8 @@ export class Consumer implements EventSource<ConsumerEvents> {
           this.#leaseLost(delivery, error, 'extension'),
         )
       : undefined;
+    this.#telemetry = queue[QUEUE_TELEMETRY];
+    this.#telemetry?.consumer(this);
     if (options.signal?.aborted) this.#stop.abort();
     options.signal?.addEventListener('abort', () => this.#beginStop(undefined), { once: true });
     this.done = this.#run().finally(onStopped);
@@ -413,10 +417,13 @@ export class Consumer implements EventSource<ConsumerEvents> {
 
   /** Runs the handler; resolves with its failure, if any, and never rejects. */
   async #call(delivery: Delivery, context: LeaseLostSignal): Promise<{ error: unknown } | undefined> {
+    const scope = this.#telemetry?.process(delivery, (delivery as ReceivedDelivery).traceContext);
     try {
-      await this.#handler(delivery, context);
+      await (scope ? scope.run(() => this.#handler(delivery, context)) : this.#handler(delivery, context));
+      scope?.end();
       return undefined;
     } catch (error) {
+      scope?.end({ error });
       return { error };
     }
   }

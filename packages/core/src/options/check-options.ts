@@ -26,7 +26,10 @@ ajv.addKeyword({
 
 /** Each kind's validator, and the fields holding plain data that are copied with the root. */
 const compiled = {
-  'queue options': { validate: ajv.compile(queueOptionsSchema), nested: ['retry', 'limits', 'hooks'] },
+  'queue options': {
+    validate: ajv.compile(queueOptionsSchema),
+    nested: ['retry', 'limits', 'hooks', 'payloadStore'],
+  },
   'consume options': { validate: ajv.compile(consumeOptionsSchema), nested: ['retry'] },
   'receive options': { validate: ajv.compile(receiveOptionsSchema), nested: [] },
   'publish input': { validate: ajv.compile(publishInputSchema), nested: [] },

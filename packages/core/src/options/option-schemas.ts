@@ -58,6 +58,18 @@ export const queueOptionsSchema = {
     logger,
     // Each value's shape (a Standard Schema) is checked by checkPayloadSchemas, with its type in the message.
     payloadSchemas: { type: 'object' },
+    // The threshold's bound against the manifest (below maxBodyBytes) is checked by the Queue.
+    payloadStore: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['store', 'thresholdBytes'],
+      properties: {
+        store: { type: 'object', required: ['put', 'get'], properties: { put: fn, get: fn, prune: fn } },
+        thresholdBytes: { type: 'integer', minimum: 0 },
+        maxPayloadBytes: { type: 'integer', minimum: 1 },
+      },
+    },
+    telemetry: { type: 'object', required: ['forQueue'], properties: { forQueue: fn } },
   },
 } as const;
 

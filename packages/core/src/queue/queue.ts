@@ -30,6 +30,12 @@ import {
 } from '../events';
 import { checkOptions } from '../options';
 import {
+  type PayloadStoreOptions,
+  type PayloadStoreStats,
+  type PlannedOffload,
+  StoredPayloads,
+} from '../payload-store';
+import {
   type AnyEvents,
   checkPayloadSchemas,
   type EnvelopeInputOf,
@@ -38,6 +44,7 @@ import {
   payloadProblem,
 } from '../payloads';
 import { DEFAULT_RETRY, type RetryPolicy, resolveRetryPolicy, withRetry } from '../retry';
+import { QUEUE_TELEMETRY, type QueueTelemetry, type Telemetry, tracedPublish } from '../telemetry';
 import { callBoundMs, DEFAULT_CALL_TIMEOUT_MS, withDeadline } from './call-deadline';
 import { CAP_OPTION, type CappedEvent, type CappedOption, type OptionCapper } from './capped-option';
 import { coalescedSettles } from './coalesced-settles';
@@ -55,6 +62,7 @@ import {
   entriesOf,
   messageSizeBytes,
 } from './message-checks';
+import { OffloadedDelivery } from './offloaded-delivery';
 import { publishChunks } from './publish-chunks';
 import { type DeliverySettler, ReceivedDelivery, type Settlement } from './received-delivery';
 import { decisiveError, type EntryFailure, sendWithEntryRetry } from './send-with-entry-retry';
@@ -132,6 +140,20 @@ export interface QueueOptions<E extends EventMap = AnyEvents> {
    * never reaches a handler. A type with no schema is refused the same way.
    */
   payloadSchemas?: PayloadSchemas<E>;
+  /**
+   * Payloads past `thresholdBytes` go to `store` and the message carries a reference to them
+   * (a `payload_ref` in the reserved `queueport:` scheme), so the body limit applies to the
+   * envelope with the reference. A receive resolves it before any handler runs, checked against
+   * `payload_sha256`; a payload that is missing or altered never reaches a handler (see
+   * `payloadStoreStats`). Without this option a reserved reference fails closed the same way.
+   */
+  payloadStore?: PayloadStoreOptions;
+  /**
+   * Where publishes, receives, settles and handler runs are reported (`@queueport/otel` makes
+   * one over OpenTelemetry). Publishes then carry their trace context in the reserved
+   * `queueport.trace` attribute. Without it nothing is reported and nothing is added.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Bounds the passes of one receive that found only bridge hops or invalid bodies. */
@@ -159,6 +181,8 @@ export class Queue<E extends EventMap = AnyEvents>
   readonly #defaultLease: number;
   readonly #bridge: DelayBridge | undefined;
   readonly #payloadSchemas: Readonly<Record<string, StandardSchemaV1>> | undefined;
+  readonly #payloads: StoredPayloads;
+  readonly #telemetry: QueueTelemetry | undefined;
   readonly #consumers = new Set<Consumer>();
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -194,14 +218,30 @@ export class Queue<E extends EventMap = AnyEvents>
     checkLeaseSeconds(this.#defaultLease, this.capabilities, 'defaultLeaseSeconds');
     this.#payloadSchemas =
       options.payloadSchemas === undefined ? undefined : checkPayloadSchemas(options.payloadSchemas);
+    this.#payloads = new StoredPayloads(
+      options.payloadStore,
+      this.capabilities.maxBodyBytes,
+      this.callTimeoutMs,
+    );
     const batchSize = this.capabilities.batch.settle;
     this.#acks = coalescedSettles(batchSize, (deliveries) => this.#ack(deliveries));
     this.#releases = coalescedSettles(batchSize, (entries) => this.#release(entries));
     this.#deadLetters = coalescedSettles(batchSize, (entries) => this.#moveToDeadLetters(entries));
+    this.#telemetry = options.telemetry?.forQueue(this);
+  }
+
+  /** What this queue reports to, for its consumers. */
+  get [QUEUE_TELEMETRY](): QueueTelemetry | undefined {
+    return this.#telemetry;
   }
 
   get name(): string {
     return this.driver.name;
+  }
+
+  /** Payloads offloaded, resolved and refused (by reason) through the `payloadStore` since this queue was made. */
+  get payloadStoreStats(): PayloadStoreStats {
+    return this.#payloads.stats;
   }
 
   /** Whether delays past the provider's native maximum go through the delay bridge. */
@@ -252,12 +292,21 @@ export class Queue<E extends EventMap = AnyEvents>
       const index = problems.findIndex((problem) => problem !== undefined);
       if (index !== -1) throw withEntryField(problems[index]!, index);
     }
-    const outcomes = await this.#publishOutgoing(prepared.map((p) => p.outgoing));
-    const error = decisiveError(outcomes);
-    if (error) throw error;
+    await this.#payloads.store(prepared.map((p) => p.offload));
     // A driver that does not declare it reports duplicates at best sometimes: a true from it
     // would make portable code treat the rare answer as a rule, so its receipts say "not known".
     const reportsDuplicates = this.capabilities.dedupe.reportsDuplicates === true;
+    const send = (messages: readonly OutgoingMessage[]) => this.#publishOutgoing(messages);
+    const outcomes = this.#telemetry
+      ? await tracedPublish(
+          this.#telemetry,
+          prepared,
+          { maxBodyBytes: this.capabilities.maxBodyBytes, reportsDuplicates },
+          send,
+        )
+      : await send(prepared.map((p) => p.outgoing));
+    const error = decisiveError(outcomes);
+    if (error) throw error;
     return outcomes.map((outcome, index) => ({
       eventId: prepared[index]!.envelope.event_id,
       messageId: (outcome as { messageId: string }).messageId,
@@ -268,7 +317,18 @@ export class Queue<E extends EventMap = AnyEvents>
 
   async receive(receiveOptions: ReceiveOptions = {}): Promise<Delivery<E>[]> {
     this.#assertOpen();
-    return this.#calls.hold(() => this.#receive(receiveOptions));
+    const telemetry = this.#telemetry;
+    return this.#calls.hold(() =>
+      telemetry ? this.#tracedReceive(telemetry, receiveOptions) : this.#receive(receiveOptions),
+    );
+  }
+
+  async #tracedReceive(telemetry: QueueTelemetry, receiveOptions: ReceiveOptions): Promise<Delivery<E>[]> {
+    const scope = telemetry.receive();
+    const deliveries = await this.#receive(receiveOptions);
+    const received = deliveries as unknown as ReceivedDelivery[];
+    scope.end(received.map((delivery) => ({ delivery, traceContext: delivery.traceContext })));
+    return deliveries;
   }
 
   async #receive(receiveOptions: ReceiveOptions): Promise<Delivery<E>[]> {
@@ -397,6 +457,7 @@ export class Queue<E extends EventMap = AnyEvents>
         results[index] = result;
         if (result.ok) checked[index]!.delivery.settledAs = 'released';
       });
+      this.#telemetry?.settled('released', replaced);
     }
     return results;
   }
@@ -517,7 +578,7 @@ export class Queue<E extends EventMap = AnyEvents>
   #prepare(
     input: PublishInput,
     index: number,
-  ): { envelope: Envelope; outgoing: OutgoingMessage; sizeBytes: number } {
+  ): { envelope: Envelope; outgoing: OutgoingMessage; sizeBytes: number; offload?: PlannedOffload } {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw new QueueError(
         'INVALID_ARGUMENT',
@@ -532,9 +593,11 @@ export class Queue<E extends EventMap = AnyEvents>
       delaySeconds: delay,
       groupId: group,
     } = checkOptions('publish input', input, `inputs[${index}].`);
-    const { envelope, body } = prepareEncodedEnvelope(envelopeInput, {
-      maxBytes: this.capabilities.maxBodyBytes,
+    const prepared = prepareEncodedEnvelope(envelopeInput, {
+      maxBytes: this.#payloads.maxEnvelopeBytes(this.capabilities.maxBodyBytes),
     });
+    const { envelope } = prepared;
+    const { body, offload } = this.#payloads.plan(envelope, prepared.body);
     const attributes = checkAttributes(attributesInput);
     const sizeBytes = messageSizeBytes(body, attributes);
     checkSize(sizeBytes, this.capabilities, envelope.event_id);
@@ -548,7 +611,8 @@ export class Queue<E extends EventMap = AnyEvents>
       delaySeconds,
       ...(groupId === undefined ? {} : { groupId }),
     };
-    return { envelope, outgoing: this.#bridge ? this.#bridge.publish(message) : message, sizeBytes };
+    const outgoing = this.#bridge ? this.#bridge.publish(message) : message;
+    return { envelope, outgoing, sizeBytes, ...(offload ? { offload } : {}) };
   }
 
   async #publishOutgoing(messages: readonly OutgoingMessage[]): Promise<Array<PublishOutcome>> {
@@ -602,6 +666,7 @@ export class Queue<E extends EventMap = AnyEvents>
         }
       });
     }
+    if (settledAs && this.#telemetry) this.#telemetry.settled(settledAs, results);
     return results;
   }
 
@@ -717,12 +782,28 @@ export class Queue<E extends EventMap = AnyEvents>
         ? this.#bridge.arrive(message, envelope.event_id)
         : ({ due: true, attributes: message.attributes, receiveCount: message.receiveCount } as const);
       if (arrival.due) {
+        let resolvedBody: string | undefined;
+        if (this.#payloads.isStored(envelope)) {
+          try {
+            ({ envelope, body: resolvedBody } = await this.#payloads.resolve(envelope));
+          } catch (error) {
+            // A store that cannot answer now is no reason to dead-letter: it comes back when its lease ends.
+            await this.#refuseInvalid(message, error as QueueError, {
+              deadLetter: !(error as QueueError).retryable,
+            });
+            continue;
+          }
+        }
         const problem = this.#payloadSchemas && (await payloadProblem(this.#payloadSchemas, envelope));
         if (problem) {
           await this.#refuseInvalid(message, problem);
           continue;
         }
-        deliveries.push(new ReceivedDelivery(this, message, envelope, arrival, leaseExpiresAt));
+        deliveries.push(
+          resolvedBody === undefined
+            ? new ReceivedDelivery(this, message, envelope, arrival, leaseExpiresAt)
+            : new OffloadedDelivery(this, message, envelope, arrival, leaseExpiresAt, resolvedBody),
+        );
       } else {
         const carrier = new ReceivedDelivery(
           this,
@@ -753,16 +834,18 @@ export class Queue<E extends EventMap = AnyEvents>
   async #refuseInvalid(
     message: Pick<CheckedMessage & { ok: false }, 'messageId' | 'receiveCount' | 'receipt'>,
     error: QueueError,
+    { deadLetter = true }: { deadLetter?: boolean } = {},
   ): Promise<void> {
     const move = this.driver.deadLetter;
     const receipt = message.receipt;
-    const canMove = Boolean(this.capabilities.deadLetter.move && move && receipt !== undefined);
+    const canMove = Boolean(deadLetter && this.capabilities.deadLetter.move && move && receipt !== undefined);
     this.#events.emit('invalid-message', {
       messageId: message.messageId,
       receiveCount: message.receiveCount,
       error,
       deadLetter: canMove,
     });
+    this.#telemetry?.invalid(canMove);
     if (!canMove || !move || receipt === undefined) return;
     const [outcome] = await sendWithEntryRetry(
       [{ receipt, reason: error.message }],

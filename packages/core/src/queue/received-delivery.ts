@@ -1,6 +1,7 @@
 import type { DriverMessage } from '../driver';
 import type { Envelope } from '../envelope';
 import { QueueError } from '../errors';
+import { TRACE_CONTEXT_ATTRIBUTE, takeTraceContext } from '../telemetry/trace-context';
 import type { Delivery } from './delivery';
 
 export type Settlement = 'acked' | 'released' | 'dead-lettered';
@@ -18,6 +19,8 @@ export class ReceivedDelivery implements Delivery {
   readonly envelope: Envelope;
   readonly attributes: Readonly<Record<string, string>>;
   readonly receiveCount: number;
+  /** The W3C traceparent its publisher carried (`TRACE_CONTEXT_ATTRIBUTE`), kept out of `attributes`. */
+  readonly traceContext: string | undefined;
   readonly message: DriverMessage;
   /** Which Queue made it, so a batch settle can refuse another queue's deliveries. */
   readonly settler: DeliverySettler;
@@ -36,7 +39,14 @@ export class ReceivedDelivery implements Delivery {
     this.settler = settler;
     this.message = message;
     this.envelope = envelope;
-    this.attributes = arrival.attributes;
+    if (Object.hasOwn(arrival.attributes, TRACE_CONTEXT_ATTRIBUTE)) {
+      ({ attributes: this.attributes, traceContext: this.traceContext } = takeTraceContext(
+        arrival.attributes,
+      ));
+    } else {
+      this.attributes = arrival.attributes;
+      this.traceContext = undefined;
+    }
     this.receiveCount = arrival.receiveCount;
     this.leaseExpiresAt = leaseExpiresAt;
   }

@@ -49,6 +49,10 @@ export interface DeliveryReport {
   attempt?: number;
   outcome?: DeliveryOutcome;
   crashedAt?: CrashPoint;
+  /** The id of the destination it was sent to (never its URL), once routed. */
+  destinationId?: string;
+  /** The envelope's `occurred_at`, from which delivery within an objective is measured. */
+  occurredAt: string;
 }
 
 export interface DeliveryWorkerOptions {
@@ -251,18 +255,22 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     const eventId = delivery.envelope.event_id;
     try {
       const report = await this.#process(delivery, signal);
-      this.#events.emit('report', report);
+      this.#events.emit('report', { ...report, occurredAt: delivery.envelope.occurred_at });
       return report.result;
     } catch (error) {
       if (error instanceof SimulatedCrash) {
-        this.#events.emit('report', { eventId, result: 'crashed', crashedAt: error.point });
+        const { occurred_at: occurredAt } = delivery.envelope;
+        this.#events.emit('report', { eventId, result: 'crashed', crashedAt: error.point, occurredAt });
         return 'crashed';
       }
       throw error;
     }
   }
 
-  async #process(delivery: AnyDelivery, signal: AbortSignal | undefined): Promise<DeliveryReport> {
+  async #process(
+    delivery: AnyDelivery,
+    signal: AbortSignal | undefined,
+  ): Promise<Omit<DeliveryReport, 'occurredAt'>> {
     const { ledger, sender, route, registry } = this.#options;
     const { envelope } = delivery;
     const eventId = envelope.event_id;
@@ -311,7 +319,7 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
       // message back so whoever is left settles it by reading the ledger.
       this.#events.emit('lease-lost', { delivery, error, during: 'ledger-commit' });
       await this.#settleQuietly(() => this.#release(delivery, 0, 'ledger-lease-lost'));
-      return { eventId, result: 'lease-lost', attempt: claim.attempt, outcome };
+      return { eventId, result: 'lease-lost', attempt: claim.attempt, outcome, ...routedTo(destination) };
     }
     this.#checkpoint('after-commit', eventId);
 
@@ -322,7 +330,7 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
       this.#events.emit('retry', { delivery, eventId, attempt: claim.attempt, delayMs, outcome });
       await this.#release(delivery, delayMs / 1000, 'retry-scheduled');
     } else await this.#giveUp(delivery, settlement.reason);
-    return { eventId, result: settlement.result, attempt: claim.attempt, outcome };
+    return { eventId, result: settlement.result, attempt: claim.attempt, outcome, ...routedTo(destination) };
   }
 
   /** Records the send's outcome in the ledger and says how the message is to be settled. */
@@ -395,6 +403,10 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
       if (!isQueueError(error, 'LEASE_LOST')) throw error;
     }
   }
+}
+
+function routedTo(destination: Destination | undefined): { destinationId?: string } {
+  return destination ? { destinationId: destination.id } : {};
 }
 
 /** The ledger row already records the failure and its reason: nothing more to keep. */

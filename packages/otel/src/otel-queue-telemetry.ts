@@ -1,0 +1,236 @@
+import type { Attributes, Link, Span, Tracer } from '@opentelemetry/api';
+import type {
+  ConsumerEvents,
+  Delivery,
+  EventSource,
+  ProcessScope,
+  PublishedMessageFacts,
+  PublishedOutcome,
+  PublishScope,
+  QueueTelemetry,
+  ReceivedFacts,
+  ReceiveScope,
+  SettleResult,
+} from '@queueport/core';
+import { ATTR, errorType } from './attribute-names';
+import type { OtelApi } from './load-api';
+import type { QueueInstruments } from './queue-instruments';
+import { formatTraceparent, parseTraceparent } from './trace-parent';
+
+type Settlement = 'acked' | 'released' | 'dead-lettered';
+
+const nowMs = () => performance.timeOrigin + performance.now();
+
+/**
+ * One Queue's reports as OpenTelemetry spans and metrics. Every attribute is named by the
+ * messaging conventions or `queueport.`, and every value is an identity, a type, a count or a
+ * code: a payload, a message attribute or an error message never reaches a span or a metric.
+ */
+export class OtelQueueTelemetry implements QueueTelemetry {
+  readonly #api: OtelApi;
+  readonly #tracer: Tracer;
+  readonly #instruments: QueueInstruments;
+  /** messaging.system and messaging.destination.name: on every span and metric point. */
+  readonly #base: Attributes;
+  readonly #destination: string;
+  readonly #sendAttributes: Attributes;
+
+  constructor(
+    api: OtelApi,
+    tracer: Tracer,
+    instruments: QueueInstruments,
+    base: { system: string; destination: string },
+  ) {
+    this.#api = api;
+    this.#tracer = tracer;
+    this.#instruments = instruments;
+    this.#destination = base.destination;
+    this.#base = { [ATTR.system]: base.system, [ATTR.destinationName]: base.destination };
+    this.#sendAttributes = { ...this.#base, [ATTR.operationType]: 'send', [ATTR.operationName]: 'publish' };
+  }
+
+  publish(messages: readonly PublishedMessageFacts[]): PublishScope {
+    const api = this.#api;
+    const parent = api.context.active();
+    const startedAt = nowMs();
+    const spans = messages.map((message) =>
+      this.#tracer.startSpan(
+        `send ${this.#destination}`,
+        {
+          kind: api.SpanKind.PRODUCER,
+          startTime: startedAt,
+          attributes: {
+            ...this.#sendAttributes,
+            [ATTR.eventId]: message.eventId,
+            [ATTR.eventType]: message.eventType,
+            [ATTR.bodySize]: message.sizeBytes,
+          },
+        },
+        parent,
+      ),
+    );
+    return {
+      traceContext: (index) => {
+        const span = spans[index];
+        return span ? formatTraceparent(api, span.spanContext()) : undefined;
+      },
+      end: (outcomes, error) => {
+        const operation = { ...this.#base, [ATTR.operationName]: 'publish' };
+        const failure = error === undefined ? undefined : errorType(error);
+        this.#instruments.operationDuration.record(
+          (nowMs() - startedAt) / 1000,
+          failure ? { ...operation, [ATTR.errorType]: failure } : operation,
+        );
+        // One add per error type (usually one in all), not one per message.
+        const sent = new Map<string | undefined, number>();
+        spans.forEach((span, index) => {
+          const outcome: PublishedOutcome | undefined = outcomes?.[index];
+          const type = outcome ? (outcome.ok ? undefined : errorType(outcome.error)) : failure;
+          sent.set(type, (sent.get(type) ?? 0) + 1);
+          if (outcome?.ok) {
+            span.setAttribute(ATTR.messageId, outcome.messageId);
+            if (outcome.duplicate) {
+              span.setAttribute(ATTR.duplicate, true);
+              this.#instruments.duplicates.add(1, this.#base);
+            }
+          }
+          this.#end(span, type);
+        });
+        for (const [type, count] of sent) {
+          this.#instruments.sent.add(count, type ? { ...operation, [ATTR.errorType]: type } : operation);
+        }
+      },
+    };
+  }
+
+  receive(): ReceiveScope {
+    const startedAt = nowMs();
+    return {
+      end: (deliveries) => {
+        if (deliveries.length === 0) return;
+        this.#received(deliveries, startedAt);
+      },
+    };
+  }
+
+  #received(deliveries: readonly ReceivedFacts[], startedAt: number): void {
+    const api = this.#api;
+    const operation = { ...this.#base, [ATTR.operationName]: 'receive' };
+    this.#instruments.consumed.add(deliveries.length, operation);
+    this.#instruments.operationDuration.record((nowMs() - startedAt) / 1000, operation);
+    const links: Link[] = [];
+    for (const { traceContext } of deliveries) {
+      const context = parseTraceparent(api, traceContext);
+      if (context) links.push({ context });
+    }
+    const span = this.#tracer.startSpan(
+      `receive ${this.#destination}`,
+      {
+        kind: api.SpanKind.CLIENT,
+        startTime: startedAt,
+        links,
+        attributes: {
+          ...operation,
+          [ATTR.operationType]: 'receive',
+          [ATTR.batchCount]: deliveries.length,
+        },
+      },
+      api.context.active(),
+    );
+    span.end();
+  }
+
+  settled(settlement: Settlement, results: readonly SettleResult[]): void {
+    let ok = 0;
+    for (const result of results) {
+      if (result.ok) ok++;
+      else {
+        this.#instruments.settleFailures.add(1, {
+          ...this.#base,
+          [ATTR.settlement]: settlement,
+          [ATTR.errorType]: errorType(result.error),
+        });
+      }
+    }
+    if (ok === 0) return;
+    if (settlement === 'acked') this.#instruments.acked.add(ok, this.#base);
+    else if (settlement === 'released') this.#instruments.released.add(ok, this.#base);
+    else this.#instruments.deadLettered.add(ok, { ...this.#base, [ATTR.deadLetterTo]: 'dead-letters' });
+  }
+
+  invalid(deadLetter: boolean): void {
+    this.#instruments.invalid.add(1, { ...this.#base, [ATTR.deadLettered]: deadLetter });
+    if (deadLetter)
+      this.#instruments.deadLettered.add(1, { ...this.#base, [ATTR.deadLetterTo]: 'dead-letters' });
+  }
+
+  /** A provider call about to be retried (the Queue's `retry` event). */
+  providerRetry(operation: string): void {
+    this.#instruments.retries.add(1, {
+      ...this.#base,
+      [ATTR.retryKind]: 'provider-call',
+      [ATTR.operationName]: operation,
+    });
+  }
+
+  consumer(consumer: EventSource<ConsumerEvents>): void {
+    // Only events that report no problem: listening to a problem event would stop it being logged.
+    consumer.on('handler-failed', ({ decision }) => {
+      if (decision.action === 'release')
+        this.#instruments.retries.add(1, { ...this.#base, [ATTR.retryKind]: 'redelivery' });
+    });
+    consumer.on('dead-lettered', ({ to }) => {
+      // A move to the dead letters is counted where the Queue settles it; a sink only here.
+      if (to === 'sink')
+        this.#instruments.deadLettered.add(1, { ...this.#base, [ATTR.deadLetterTo]: 'sink' });
+    });
+  }
+
+  process(delivery: Delivery, traceContext: string | undefined): ProcessScope {
+    const api = this.#api;
+    const producer = parseTraceparent(api, traceContext);
+    // The delivery continues its publisher's trace: the publish span is its parent, and a link.
+    const parent = producer ? api.trace.setSpanContext(api.context.active(), producer) : api.context.active();
+    const startedAt = nowMs();
+    const span = this.#tracer.startSpan(
+      `process ${this.#destination}`,
+      {
+        kind: api.SpanKind.CONSUMER,
+        startTime: startedAt,
+        ...(producer ? { links: [{ context: producer }] } : {}),
+        attributes: {
+          ...this.#base,
+          [ATTR.operationType]: 'process',
+          [ATTR.operationName]: 'process',
+          [ATTR.messageId]: delivery.messageId,
+          [ATTR.eventId]: delivery.envelope.event_id,
+          [ATTR.eventType]: delivery.envelope.type,
+          [ATTR.receiveCount]: delivery.receiveCount,
+        },
+      },
+      parent,
+    );
+    const active = api.trace.setSpan(parent, span);
+    return {
+      run: (handler) => api.context.with(active, handler),
+      end: (failure) => {
+        const type = failure ? errorType(failure.error) : undefined;
+        const operation = { ...this.#base, [ATTR.operationName]: 'process' };
+        this.#instruments.processDuration.record(
+          (nowMs() - startedAt) / 1000,
+          type ? { ...operation, [ATTR.errorType]: type } : operation,
+        );
+        this.#end(span, type);
+      },
+    };
+  }
+
+  /** Ends a span; a failure is its `error.type` and an error status with no message. */
+  #end(span: Span, type: string | undefined): void {
+    if (type) {
+      span.setAttribute(ATTR.errorType, type);
+      span.setStatus({ code: this.#api.SpanStatusCode.ERROR });
+    }
+    span.end();
+  }
+}

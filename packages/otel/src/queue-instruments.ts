@@ -1,0 +1,78 @@
+import type { Counter, Histogram, Meter } from '@opentelemetry/api';
+
+/**
+ * The instruments a Queue and its consumers report through. Durations are in seconds, as the
+ * messaging conventions ask; the standard names come first, queueport's own are `queueport.`.
+ */
+export interface QueueInstruments {
+  sent: Counter;
+  consumed: Counter;
+  operationDuration: Histogram;
+  processDuration: Histogram;
+  duplicates: Counter;
+  acked: Counter;
+  released: Counter;
+  deadLettered: Counter;
+  settleFailures: Counter;
+  invalid: Counter;
+  retries: Counter;
+}
+
+/** Buckets for durations in seconds: 5 ms to 10 s, as the messaging conventions advise. */
+export const DURATION_BUCKETS_SECONDS = [
+  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+];
+
+export function queueInstruments(meter: Meter): QueueInstruments {
+  const seconds = (name: string, description: string) =>
+    meter.createHistogram(name, {
+      description,
+      unit: 's',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
+    });
+  return {
+    sent: meter.createCounter('messaging.client.sent.messages', {
+      description: 'Messages a publish sent to the provider, or tried to (error.type says which failed).',
+      unit: '{message}',
+    }),
+    consumed: meter.createCounter('messaging.client.consumed.messages', {
+      description: 'Deliveries receives handed out.',
+      unit: '{message}',
+    }),
+    operationDuration: seconds(
+      'messaging.client.operation.duration',
+      'Duration of a publish or a receive that brought messages.',
+    ),
+    processDuration: seconds('messaging.process.duration', 'Duration of a handler run over one delivery.'),
+    duplicates: meter.createCounter('queueport.publish.duplicates', {
+      description:
+        'Publishes the provider absorbed as repeats of an event id (dedupe hits), where it says so.',
+      unit: '{message}',
+    }),
+    acked: meter.createCounter('queueport.messages.acked', {
+      description: 'Deliveries acked.',
+      unit: '{message}',
+    }),
+    released: meter.createCounter('queueport.messages.released', {
+      description: 'Deliveries released to come back (retries, busy, closing).',
+      unit: '{message}',
+    }),
+    deadLettered: meter.createCounter('queueport.messages.dead_lettered', {
+      description:
+        "Deliveries given up: moved to the provider's dead letters, or handed to a consumer's sink.",
+      unit: '{message}',
+    }),
+    settleFailures: meter.createCounter('queueport.settle.failures', {
+      description: 'Acks, releases and dead-letter moves the provider refused or did not answer.',
+      unit: '{message}',
+    }),
+    invalid: meter.createCounter('queueport.messages.invalid', {
+      description: 'Received bodies that never reached a handler (not an envelope, schema, payload store).',
+      unit: '{message}',
+    }),
+    retries: meter.createCounter('queueport.retries', {
+      description: 'Retries: of provider calls, of redeliveries after a handler failed, of webhook attempts.',
+      unit: '{retry}',
+    }),
+  };
+}

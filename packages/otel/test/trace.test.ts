@@ -1,0 +1,102 @@
+import { trace } from '@opentelemetry/api';
+import { isQueueError, Queue, TRACE_CONTEXT_ATTRIBUTE } from '@queueport/core';
+import { VirtualClock } from '@queueport/core/testing';
+import { MemoryDriver } from '@queueport/memory';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { otelTelemetry } from '../src';
+import { type OtelHarness, otelHarness } from './otel-harness';
+
+const envelope = (id: string) => ({ event_id: id, type: 'order.paid', payload: { order: id } });
+
+describe('a trace from publish to delivery', () => {
+  let otel: OtelHarness;
+  let clock: VirtualClock;
+  beforeEach(() => {
+    otel = otelHarness();
+    clock = new VirtualClock();
+  });
+  afterEach(() => otel.close());
+
+  const queueOver = (driver: MemoryDriver) =>
+    new Queue(driver, {
+      clock,
+      logger: { warn: () => {} },
+      telemetry: otelTelemetry({ meterProvider: otel.meterProvider, tracerProvider: otel.tracerProvider }),
+    });
+
+  it("continues the publisher's trace: the process span is the publish span's child, and the handler runs inside it", async () => {
+    const queue = queueOver(new MemoryDriver({ clock }));
+    const tracer = otel.tracerProvider.getTracer('app');
+    await tracer.startActiveSpan('checkout', async (request) => {
+      await queue.publish({ envelope: envelope('e1'), attributes: { tenant: 't1' } });
+      request.end();
+    });
+    let inHandler: string | undefined;
+    let attributes: Readonly<Record<string, string>> | undefined;
+    const consumer = queue.consume(async (delivery) => {
+      inHandler = trace.getActiveSpan()?.spanContext().spanId;
+      attributes = delivery.attributes;
+    });
+    for (let i = 0; i < 50 && inHandler === undefined; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    await consumer.close();
+    await queue.close();
+
+    const spans = otel.spans();
+    const checkout = spans.find((s) => s.name === 'checkout')!;
+    const publish = spans.find((s) => s.name === 'send memory')!;
+    const receive = spans.find((s) => s.name === 'receive memory')!;
+    const process = spans.find((s) => s.name === 'process memory')!;
+    expect(publish.parentSpanContext?.spanId).toBe(checkout.spanContext().spanId);
+    expect(publish.kind).toBe(3); // PRODUCER
+    expect(process.kind).toBe(4); // CONSUMER
+    expect(process.spanContext().traceId).toBe(publish.spanContext().traceId);
+    expect(process.parentSpanContext?.spanId).toBe(publish.spanContext().spanId);
+    expect(process.links.map((l) => l.context.spanId)).toEqual([publish.spanContext().spanId]);
+    expect(receive.links.map((l) => l.context.spanId)).toEqual([publish.spanContext().spanId]);
+    expect(inHandler).toBe(process.spanContext().spanId);
+    expect(process.attributes).toMatchObject({
+      'messaging.operation.type': 'process',
+      'queueport.event.id': 'e1',
+      'queueport.event.type': 'order.paid',
+    });
+    // The reserved attribute carried the context; the application sees only its own.
+    expect(attributes).toEqual({ tenant: 't1' });
+  });
+
+  it('keeps the trace across the delay bridge, hop after hop', async () => {
+    const queue = queueOver(new MemoryDriver({ clock, nativeMaxDelaySeconds: 900 }));
+    await queue.publish({ envelope: envelope('later'), delaySeconds: 2_000 });
+    await clock.advance(900_000);
+    expect(await queue.receive()).toEqual([]); // a hop, re-sent unseen
+    await clock.advance(1_100_000);
+    const [delivery] = await queue.receive();
+    expect(delivery?.attributes).toEqual({});
+    const publish = otel.spans().find((s) => s.name === 'send memory')!;
+    const receives = otel.spans().filter((s) => s.name === 'receive memory');
+    expect(receives).toHaveLength(1);
+    expect(receives[0]!.links[0]?.context.traceId).toBe(publish.spanContext().traceId);
+    await delivery!.ack();
+    await queue.close();
+  });
+
+  it('carries nothing, and takes no slot, where the message has no room for the attribute', async () => {
+    const driver = new MemoryDriver({ clock });
+    const queue = queueOver(driver);
+    const eight = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`a${i}`, 'v']));
+    await queue.publish({ envelope: envelope('full'), attributes: eight });
+    const [raw] = await driver.receive({ maxMessages: 1, leaseSeconds: 30, waitSeconds: 0 });
+    expect(Object.keys(raw!.attributes)).toContain(TRACE_CONTEXT_ATTRIBUTE); // 8 + 1: one slot still free
+    await driver.ack([raw!.receipt]);
+    await queue.close();
+  });
+
+  it('refuses the reserved attribute from an application', async () => {
+    const queue = queueOver(new MemoryDriver({ clock }));
+    const refused = await queue
+      .publish({ envelope: envelope('x'), attributes: { [TRACE_CONTEXT_ATTRIBUTE]: '00-abc' } })
+      .catch((error: unknown) => error);
+    expect(isQueueError(refused, 'INVALID_ARGUMENT')).toBe(true);
+    await queue.close();
+  });
+});

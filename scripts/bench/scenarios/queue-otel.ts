@@ -1,0 +1,85 @@
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  BasicTracerProvider,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import { type EnvelopeInput, Queue } from '@queueport/core';
+import { MemoryDriver } from '@queueport/memory';
+import { otelTelemetry } from '@queueport/otel';
+import { type PairScenario, timed } from '../runner';
+
+const BATCH = 10;
+
+/** Spans are made, ended and handed over, then dropped: the cost of tracing without an exporter's. */
+class DiscardingExporter implements SpanExporter {
+  export(_spans: ReadableSpan[], done: (result: { code: 0 }) => void): void {
+    done({ code: 0 });
+  }
+  async shutdown(): Promise<void> {}
+}
+
+/** Metrics are recorded and aggregated, and never read: the cost of the instruments alone. */
+class IdleReader extends MetricReader {
+  protected override async onForceFlush(): Promise<void> {}
+  protected override async onShutdown(): Promise<void> {}
+}
+
+function inputs(label: string, count: number): EnvelopeInput[] {
+  return Array.from({ length: count }, (_, i) => ({
+    event_id: `bench_${label}_${i}:settled:v1`,
+    type: 'payment.settled',
+    payload: { payment_id: `payment_${i}`, amount: 4200, currency: 'EUR' },
+  }));
+}
+
+/** Publishes in tens, then receives ten at a time and acks them: the queue-vs-driver loop. */
+async function publishReceiveAck(queue: Queue, all: readonly EnvelopeInput[]): Promise<number> {
+  for (let i = 0; i < all.length; i += BATCH) {
+    await queue.publishBatch(all.slice(i, i + BATCH).map((envelope) => ({ envelope })));
+  }
+  for (let received = 0; received < all.length; ) {
+    const batch = await queue.receive({ maxMessages: BATCH, leaseSeconds: 60 });
+    await queue.ackBatch(batch);
+    received += batch.length;
+  }
+  return all.length;
+}
+
+export const queueOtel: PairScenario = {
+  kind: 'pair',
+  name: 'queue-otel',
+  description:
+    'The Queue over the memory driver with OpenTelemetry on (the SDK recording every span and metric, a span exporter that drops what it gets) beside the same Queue without telemetry.',
+  subject: `Queue with otelTelemetry: publishBatch in tens, receive ${BATCH} at a time + ackBatch (memory driver)`,
+  baseline: 'the same Queue and messages without telemetry',
+  targets: [{ metric: 'ratio', atLeast: 0.5 }],
+  remains:
+    'a producer span per message, a receive span per batch with a link per message, the traceparent attribute written and read, and the counters and histograms the SDK aggregates per call.',
+  async open({ quick }) {
+    const messages = quick ? 2000 : 50_000;
+    const meterProvider = new MeterProvider({ readers: [new IdleReader()] });
+    const tracerProvider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(new DiscardingExporter())],
+    });
+    const telemetry = otelTelemetry({ meterProvider, tracerProvider });
+    const run = async (label: string, traced: boolean) => {
+      const queue = new Queue(new MemoryDriver(), traced ? { telemetry } : {});
+      try {
+        return await timed(() => publishReceiveAck(queue, inputs(label, messages)));
+      } finally {
+        await queue.close();
+      }
+    };
+    return {
+      detail: `${messages} messages per round`,
+      subject: (label) => run(label, true),
+      baseline: (label) => run(label, false),
+      close: async () => {
+        await meterProvider.shutdown();
+        await tracerProvider.shutdown();
+      },
+    };
+  },
+};
