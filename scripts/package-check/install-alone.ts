@@ -51,6 +51,8 @@ const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 
     '@queueport/conformance': 'optional peer',
   },
   '@queueport/conformance': { '@queueport/core': 'dependency' },
+  '@queueport/otel': { '@queueport/core': 'dependency' },
+  '@queueport/payload-s3': { '@queueport/core': 'dependency' },
   // The embedded defaults (memory, the Infrai simulator) and the suite are what `queueport drill`
   // runs with no configuration; the other adapters are loaded only when a URL names them.
   '@queueport/cli': {
@@ -111,10 +113,11 @@ const NOT_FOR_ADAPTER_AUTHORS = [
 /**
  * Type packages a TypeScript user adds: @types/node for Node's own modules (ioredis's
  * declarations reference it too), @types/pg because the declarations of
- * @queueport/ledger/postgres name pg's `Pool` (pg ships no types). Installed at the versions the
- * workspace uses.
+ * @queueport/ledger/postgres name pg's `Pool` (pg ships no types), @opentelemetry/api because
+ * @queueport/otel's declarations take its MeterProvider and TracerProvider (a user of that package
+ * has it: it is what the package reports to). Installed at the versions the workspace uses.
  */
-const TYPE_PACKAGES = ['@types/node', '@types/pg'];
+const TYPE_PACKAGES = ['@types/node', '@types/pg', '@opentelemetry/api'];
 /** Entry points that load an optional peer this project leaves out; they must fail naming it. */
 const NEEDS_ABSENT_PEER: Record<string, string> = {
   '@queueport/ledger/testing': 'vitest',
