@@ -30,46 +30,40 @@ export function queueInstruments(meter: Meter): QueueInstruments {
       unit: 's',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
     });
+  const messages = (name: string, description: string) =>
+    meter.createCounter(name, { description, unit: '{message}' });
   return {
-    sent: meter.createCounter('messaging.client.sent.messages', {
-      description: 'Messages a publish sent to the provider, or tried to (error.type says which failed).',
-      unit: '{message}',
-    }),
-    consumed: meter.createCounter('messaging.client.consumed.messages', {
-      description: 'Deliveries receives handed out.',
-      unit: '{message}',
-    }),
+    sent: messages(
+      'messaging.client.sent.messages',
+      'Messages a publish sent to the provider, or tried to (error.type says which failed).',
+    ),
+    consumed: messages('messaging.client.consumed.messages', 'Deliveries receives handed out.'),
     operationDuration: seconds(
       'messaging.client.operation.duration',
       'Duration of a publish or a receive that brought messages.',
     ),
     processDuration: seconds('messaging.process.duration', 'Duration of a handler run over one delivery.'),
-    duplicates: meter.createCounter('queueport.publish.duplicates', {
-      description:
-        'Publishes the provider absorbed as repeats of an event id (dedupe hits), where it says so.',
-      unit: '{message}',
-    }),
-    acked: meter.createCounter('queueport.messages.acked', {
-      description: 'Deliveries acked.',
-      unit: '{message}',
-    }),
-    released: meter.createCounter('queueport.messages.released', {
-      description: 'Deliveries released to come back (retries, busy, closing).',
-      unit: '{message}',
-    }),
-    deadLettered: meter.createCounter('queueport.messages.dead_lettered', {
-      description:
-        "Deliveries given up: moved to the provider's dead letters, or handed to a consumer's sink.",
-      unit: '{message}',
-    }),
-    settleFailures: meter.createCounter('queueport.settle.failures', {
-      description: 'Acks, releases and dead-letter moves the provider refused or did not answer.',
-      unit: '{message}',
-    }),
-    invalid: meter.createCounter('queueport.messages.invalid', {
-      description: 'Received bodies that never reached a handler (not an envelope, schema, payload store).',
-      unit: '{message}',
-    }),
+    duplicates: messages(
+      'queueport.publish.duplicates',
+      'Publishes the provider absorbed as repeats of an event id (dedupe hits), where it says so.',
+    ),
+    acked: messages('queueport.messages.acked', 'Deliveries acked.'),
+    released: messages(
+      'queueport.messages.released',
+      'Deliveries released to come back (retries, busy, closing).',
+    ),
+    deadLettered: messages(
+      'queueport.messages.dead_lettered',
+      "Deliveries given up: moved to the provider's dead letters, or handed to a consumer's sink.",
+    ),
+    settleFailures: messages(
+      'queueport.settle.failures',
+      'Acks, releases and dead-letter moves the provider refused or did not answer.',
+    ),
+    invalid: messages(
+      'queueport.messages.invalid',
+      'Received bodies that never reached a handler (not an envelope, schema, payload store).',
+    ),
     retries: meter.createCounter('queueport.retries', {
       description: 'Retries: of provider calls, of redeliveries after a handler failed, of webhook attempts.',
       unit: '{retry}',
