@@ -4,6 +4,7 @@ import { backlogDrain } from './backlog-drain';
 import { bullmqDriverConsume10, bullmqDriverConsume50, bullmqDriverPublish } from './bullmq-driver';
 import { bullmqConsume10, bullmqConsume50, bullmqPublish } from './bullmq-queue';
 import { deliveryFloor } from './delivery-floor';
+import { deliveryOtel } from './delivery-otel';
 import { deliveryVsBatchedLimit } from './delivery-vs-batched-limit';
 import { deliveryVsPhysicalLimit } from './delivery-vs-physical-limit';
 import { deliveryVsRawPost } from './delivery-vs-raw-post';
@@ -20,6 +21,7 @@ export const scenarios: readonly Scenario[] = [
   deliveryVsPhysicalLimit,
   deliveryVsBatchedLimit,
   deliveryFloor,
+  deliveryOtel,
   ledgerSqlite,
   ledgerSqliteBatched,
   ledgerPostgres,

@@ -1,30 +1,10 @@
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
 import { type EnvelopeInput, Queue } from '@queueport/core';
 import { MemoryDriver } from '@queueport/memory';
 import { otelTelemetry } from '@queueport/otel';
 import { type PairScenario, timed } from '../runner';
+import { benchOtelSdk } from '../shared/otel-sdk';
 
 const BATCH = 10;
-
-/** Spans are made, ended and handed over, then dropped: the cost of tracing without an exporter's. */
-class DiscardingExporter implements SpanExporter {
-  export(_spans: ReadableSpan[], done: (result: { code: 0 }) => void): void {
-    done({ code: 0 });
-  }
-  async shutdown(): Promise<void> {}
-}
-
-/** Metrics are recorded and aggregated, and never read: the cost of the instruments alone. */
-class IdleReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
 
 function inputs(label: string, count: number): EnvelopeInput[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -59,10 +39,8 @@ export const queueOtel: PairScenario = {
     'a producer span per message, a receive span per batch with a link per message, the traceparent attribute written and read, and the counters and histograms the SDK aggregates per call.',
   async open({ quick }) {
     const messages = quick ? 2000 : 50_000;
-    const meterProvider = new MeterProvider({ readers: [new IdleReader()] });
-    const tracerProvider = new BasicTracerProvider({
-      spanProcessors: [new SimpleSpanProcessor(new DiscardingExporter())],
-    });
+    const sdk = benchOtelSdk();
+    const { meterProvider, tracerProvider } = sdk;
     const telemetry = otelTelemetry({ meterProvider, tracerProvider });
     const run = async (label: string, traced: boolean) => {
       const queue = new Queue(new MemoryDriver(), traced ? { telemetry } : {});
@@ -76,10 +54,7 @@ export const queueOtel: PairScenario = {
       detail: `${messages} messages per round`,
       subject: (label) => run(label, true),
       baseline: (label) => run(label, false),
-      close: async () => {
-        await meterProvider.shutdown();
-        await tracerProvider.shutdown();
-      },
+      close: () => sdk.shutdown(),
     };
   },
 };

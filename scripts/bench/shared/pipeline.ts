@@ -3,7 +3,7 @@
  * undici POST to the reference receiver on loopback → ledger commit → ack.
  */
 import path from 'node:path';
-import { Queue } from '@queueport/core';
+import { Queue, type Telemetry } from '@queueport/core';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { MemoryDriver } from '@queueport/memory';
 import { createWebhookSender, DeliveryWorker } from '@queueport/webhook';
@@ -11,10 +11,25 @@ import { startReferenceReceiver } from '@queueport/webhook/reference-receiver';
 import { type Side, timed } from '../runner';
 import { envelopes, waitForEffects } from './fixtures';
 
-export function deliveryPipeline(dir: string, events: number, concurrency: number): Side {
+/** What an operator turns on around the pipeline: the Queue's telemetry, and the worker's. */
+export interface PipelineObservers {
+  telemetry: Telemetry;
+  /** Subscribes to the worker; returns the unsubscribe. */
+  instrument: (worker: DeliveryWorker) => () => void;
+}
+
+export function deliveryPipeline(
+  dir: string,
+  events: number,
+  concurrency: number,
+  observers?: PipelineObservers,
+): Side {
   return async (label) => {
     const receiver = await startReferenceReceiver({ mode: 'idempotent' });
-    const queue = new Queue(new MemoryDriver({ batchMax: 10 }));
+    const queue = new Queue(
+      new MemoryDriver({ batchMax: 10 }),
+      observers ? { telemetry: observers.telemetry } : {},
+    );
     // A fresh file per round, as the baseline's is: a table grown by earlier rounds would tilt it.
     const ledger = await openSqliteLedger({ filename: path.join(dir, `ledger-${label}.sqlite`) });
     const sender = createWebhookSender({
@@ -27,6 +42,7 @@ export function deliveryPipeline(dir: string, events: number, concurrency: numbe
       sender,
       route: () => ({ id: 'bench', url: receiver.url }),
     });
+    const stopInstrumentation = observers?.instrument(worker);
     try {
       await queue.publishBatch(envelopes(label, events).map((envelope) => ({ envelope })));
       return await timed(async () => {
@@ -36,6 +52,7 @@ export function deliveryPipeline(dir: string, events: number, concurrency: numbe
         return events;
       });
     } finally {
+      stopInstrumentation?.();
       await Promise.all([queue.close(), sender.close(), receiver.close(), ledger.close()]);
     }
   };
