@@ -13,8 +13,8 @@ export function topLevelHelp(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   return `${TOP_USAGE}
 
-The queueport CLI: the exit drill, the conformance suite, a migration canary, reconciliation and
-the dead letters, against the providers of a configuration file.
+The queueport CLI: the exit drill, the conformance suite, a migration canary, reconciliation,
+the dead letters and webhook destinations, against the providers of a configuration file.
 
 Commands:
 ${commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}

@@ -1,4 +1,5 @@
 import { payloadDigest, Queue } from '@queueport/core';
+import { VirtualClock } from '@queueport/core/testing';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { memoryAdapter } from '@queueport/memory';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -56,6 +57,87 @@ describe('queueport ledger show', () => {
     const human = testIo({ cwd: dir.dir });
     expect(await main(['ledger', 'show', 'pay_1:settled'], human)).toBe(EXIT.ok);
     expect(human.out()).toMatch(/state\s+delivered/);
+  });
+
+  it("lists the event's attempts by claim number: a table for people, whole in --json", async () => {
+    const dir = await project({ providers: {}, ledger: { sqlite: 'ledger.db' } });
+    const clock = new VirtualClock(Date.UTC(2026, 0, 1));
+    const ledger = await openSqliteLedger({ filename: dir.file('ledger.db'), clock });
+    const claim = (owner: string) =>
+      ledger.claim({
+        eventId: 'pay_2:settled',
+        payloadSha256: payloadDigest({ n: 2 }),
+        owner,
+        leaseSeconds: 30,
+      });
+    const longAnswer = `line one\nline two ${'x'.repeat(300)}`;
+    await claim('w1');
+    await ledger.release({
+      eventId: 'pay_2:settled',
+      owner: 'w1',
+      outcome: 'http 503',
+      attempt: {
+        startedAt: clock.now() - 250,
+        durationMs: 250,
+        statusCode: 503,
+        errorClass: 'http',
+        responseSample: { body: longAnswer },
+        destinationId: 'dest-1',
+      },
+    });
+    await clock.advance(60_000);
+    await claim('w2');
+    await ledger.complete({
+      eventId: 'pay_2:settled',
+      owner: 'w2',
+      outcome: 'http 200',
+      attempt: { startedAt: clock.now() - 40, durationMs: 40, statusCode: 200, destinationId: 'dest-1' },
+    });
+    await ledger.close();
+
+    const { code, report } = await run(['ledger', 'show', 'pay_2:settled'], dir.dir);
+    expect(code).toBe(EXIT.ok);
+    expect(report.rows).toEqual([expect.objectContaining({ state: 'delivered', attempts: 2 })]);
+    expect(report.tables).toEqual({
+      attempts: [
+        {
+          attempt: 1,
+          startedAt: '2025-12-31T23:59:59.750Z',
+          durationMs: 250,
+          outcome: 'retry',
+          statusCode: 503,
+          errorClass: 'http',
+          ambiguous: false,
+          destinationId: 'dest-1',
+          response: longAnswer,
+          responseTruncated: false,
+        },
+        {
+          attempt: 2,
+          startedAt: '2026-01-01T00:00:59.960Z',
+          durationMs: 40,
+          outcome: 'delivered',
+          statusCode: 200,
+          errorClass: null,
+          ambiguous: false,
+          destinationId: 'dest-1',
+          response: null,
+          responseTruncated: null,
+        },
+      ],
+    });
+
+    const human = testIo({ cwd: dir.dir });
+    expect(await main(['ledger', 'show', 'pay_2:settled'], human)).toBe(EXIT.ok);
+    const lines = human.out().split('\n');
+    expect(lines).toContain('  attempts: 2');
+    const first = lines.find((line) =>
+      /^\s+1\s+2025-12-31T23:59:59\.750Z\s+250\s+retry\s+503\s+http/.test(line),
+    );
+    // The sample on its one line, cut: the whole of it is in --json.
+    expect(first).toContain('line one⏎line two xxx');
+    expect(first).toMatch(/x…\s+false$/);
+    expect(lines.some((line) => /^\s+2\s+\S+\s+40\s+delivered\s+200\s+-/.test(line))).toBe(true);
   });
 
   it('fails the check with "not found" for an unknown event id', async () => {

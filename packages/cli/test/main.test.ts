@@ -31,8 +31,9 @@ describe('help and version', () => {
   it('lists every command with its summary', async () => {
     const io = testIo();
     expect(await main(['--help'], io)).toBe(EXIT.ok);
+    const width = Math.max(...COMMANDS.map((command) => command.name.length));
     for (const command of COMMANDS)
-      expect(io.out()).toContain(`  ${command.name.padEnd(11)}  ${command.summary}`);
+      expect(io.out()).toContain(`  ${command.name.padEnd(width)}  ${command.summary}`);
     expect(io.out()).toContain('--junit <file>');
   });
 

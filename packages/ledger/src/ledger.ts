@@ -1,4 +1,5 @@
 import type { QueueError } from '@queueport/core';
+import type { AttemptInput } from './attempts/attempt-record';
 
 /**
  * The idempotency ledger: one row per logical event, owned by the application. The queue's own
@@ -64,6 +65,12 @@ export interface SettleRequest {
    * Marks the row ambiguous, and it stays so whatever happens next (a later success included).
    */
   ambiguous?: boolean;
+  /**
+   * The attempt this settle ends, for the attempt log (stores that keep one: `hasAttemptLog`).
+   * Written in the settle's own transaction under the row's claim number, and only if the settle
+   * succeeds: a settle that lost its lease records no attempt.
+   */
+  attempt?: AttemptInput;
 }
 
 export interface ReleaseRequest extends SettleRequest {

@@ -1,3 +1,4 @@
+import { notParkedWhileDisabled } from './destinations/migrations';
 import { LEDGER_COLUMNS } from './record';
 import { SETTLE_GUARD_SQL } from './settlement';
 
@@ -17,6 +18,8 @@ export function ledgerStatements(table: string) {
     .map((column) => `${column} = :${column}`)
     .join(', ');
   const select = `SELECT ${columns} FROM ${table}`;
+  // A parked event is not stuck while its destination is disabled.
+  const notParked = notParkedWhileDisabled(table);
   return {
     /**
      * The claim of an id never seen: one statement; no row changed means the id exists. Nothing
@@ -38,9 +41,9 @@ export function ledgerStatements(table: string) {
      * scan skip others. Should the cursor row be gone (pruned), the scan starts over rather than
      * skip anything: reconciliation republishing an event twice is absorbed by the ledger.
      */
-    scanPending: `${select} WHERE state = 'processing' AND updated_at < :cutoff ORDER BY created_at, event_id LIMIT :limit`,
+    scanPending: `${select} WHERE state = 'processing' AND updated_at < :cutoff AND ${notParked} ORDER BY created_at, event_id LIMIT :limit`,
     scanPendingAfter:
-      `${select} WHERE state = 'processing' AND updated_at < :cutoff ` +
+      `${select} WHERE state = 'processing' AND updated_at < :cutoff AND ${notParked} ` +
       `AND (created_at, event_id) > (COALESCE((SELECT created_at FROM ${table} WHERE event_id = :after), -1), :after) ` +
       `ORDER BY created_at, event_id LIMIT :limit`,
     scanAmbiguous: `${select} WHERE ambiguous ORDER BY event_id LIMIT :limit`,

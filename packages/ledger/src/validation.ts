@@ -1,4 +1,5 @@
 import { MAX_EVENT_ID_BYTES } from '@queueport/core';
+import { checkAttemptInput } from './attempts/attempt-validation';
 import { invalidArgument } from './errors';
 import type {
   ClaimRequest,
@@ -120,6 +121,7 @@ export function checkSettle(request: SettleRequest | ReleaseRequest): void {
       field: 'retryAt',
     });
   }
+  if (request.attempt !== undefined) checkAttemptInput(request.attempt, request.eventId);
 }
 
 /**

@@ -45,9 +45,14 @@ it('migrates a populated version-1 schema to version 2, and its open claims sett
     const versions = await admin.query<{ version: number; applied_at: string }>(
       `SELECT version, applied_at FROM ${quoted}.ledger_schema_migrations ORDER BY version`,
     );
+    // Version 2 and every later one, applied on open.
+    const later = postgresMigrations(quoted)
+      .map((m) => m.version)
+      .filter((version) => version > 1)
+      .sort((a, b) => a - b);
     expect(versions.rows).toEqual([
       { version: 1, applied_at: '7' },
-      { version: 2, applied_at: '1000' },
+      ...later.map((version) => ({ version, applied_at: '1000' })),
     ]);
     expect(await ledger.get('old-delivered')).toMatchObject({ state: 'delivered', lastOutcome: 'http 200' });
     expect(await ledger.get('old-failed')).toMatchObject({ state: 'failed', lastOutcome: 'http 410' });
@@ -73,5 +78,5 @@ it('migrates a populated version-1 schema to version 2, and its open claims sett
   const again = await openPostgresLedger({ connectionString, schema, clock });
   await again.close();
   const count = await admin.query(`SELECT count(*)::int AS n FROM ${quoted}.ledger_schema_migrations`);
-  expect(count.rows[0].n).toBe(2);
+  expect(count.rows[0].n).toBe(postgresMigrations(quoted).length);
 });

@@ -2,8 +2,9 @@ import { payloadDigest } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import type { Ledger } from '@queueport/ledger';
 import { openPostgresLedger } from '@queueport/ledger/postgres';
-import { describeLedgerContract } from '@queueport/ledger/testing';
+import { describeAttemptContract, describeLedgerContract, type OpenLedger } from '@queueport/ledger/testing';
 import { describe, expect, inject, it } from 'vitest';
+import { postgresMigrations } from '../src/migrations/postgres';
 import { createPool, schemasPerFile } from './support/postgres';
 
 const connectionString = inject('queueportServices').postgresUrl;
@@ -19,7 +20,7 @@ async function appliedMigrations(schema: string): Promise<number[]> {
   return rows.map((row) => row.version);
 }
 
-describeLedgerContract('postgres', async (clock, options) => {
+const openPostgres: OpenLedger = async (clock, options) => {
   const schema = nextSchema();
   const ledger = await openPostgresLedger({ connectionString, schema, clock, ...options });
   const opened: Ledger[] = [ledger];
@@ -36,7 +37,10 @@ describeLedgerContract('postgres', async (clock, options) => {
       await schemas.drop(schema);
     },
   };
-});
+};
+
+describeLedgerContract('postgres', openPostgres);
+describeAttemptContract('postgres', openPostgres);
 
 describe('PostgresLedger under concurrency', () => {
   const CONTENDERS = 16;
@@ -49,7 +53,11 @@ describe('PostgresLedger under concurrency', () => {
       Array.from({ length: CONTENDERS }, () => openPostgresLedger({ connectionString, schema, clock })),
     );
     try {
-      expect(await appliedMigrations(schema)).toEqual([1, 2]);
+      expect(await appliedMigrations(schema)).toEqual(
+        postgresMigrations('"s"')
+          .map((m) => m.version)
+          .sort((a, b) => a - b),
+      );
       const ids = ['race-1', 'race-2', 'race-3', 'race-4', 'race-5', 'race-6'];
       const claimAll = (eventId: string) =>
         Promise.all(

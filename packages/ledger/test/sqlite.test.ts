@@ -8,9 +8,10 @@ import { payloadDigest } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import type { Ledger } from '@queueport/ledger';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
-import { describeLedgerContract } from '@queueport/ledger/testing';
+import { describeAttemptContract, describeLedgerContract, type OpenLedger } from '@queueport/ledger/testing';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SQLITE_MIGRATIONS } from '../src/migrations/sqlite';
 import type { ClaimRound, WorkerInput, WorkerReport } from './sqlite-claim-worker';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'queueport-ledger-sqlite-'));
@@ -32,7 +33,7 @@ function appliedMigrations(filename: string): number[] {
   }
 }
 
-describeLedgerContract('sqlite', async (clock, options) => {
+const openSqlite: OpenLedger = async (clock, options) => {
   const filename = path.join(dir, `ledger-${++files}.db`);
   const ledger = await openSqliteLedger({ filename, clock, ...options });
   const opened: Ledger[] = [ledger];
@@ -49,7 +50,10 @@ describeLedgerContract('sqlite', async (clock, options) => {
       for (const suffix of ['', '-wal', '-shm']) rmSync(filename + suffix, { force: true });
     },
   };
-});
+};
+
+describeLedgerContract('sqlite', openSqlite);
+describeAttemptContract('sqlite', openSqlite);
 
 const WORKERS = 8;
 
@@ -134,7 +138,9 @@ describe('SqliteLedger under concurrency', () => {
           state: 'processing',
         });
       }
-      expect(appliedMigrations(filename)).toEqual([1]);
+      expect(appliedMigrations(filename)).toEqual(
+        SQLITE_MIGRATIONS.map((m) => m.version).sort((a, b) => a - b),
+      );
     } finally {
       await ledger.close();
     }

@@ -21,7 +21,7 @@ export interface ReportingWorker {
  * The ledger's answer to the worker's claim, as the report shows it: `claimed` (an attempt
  * went ahead), `already-settled` (delivered or failed before), `busy` (another worker holds the
  * lease), `conflict` (the same event id with another payload). Undefined when the worker died
- * before it claimed.
+ * before it claimed, or held the delivery back before claiming (`rate-limited`).
  */
 export function claimOutcomeOf(report: WorkerReport): string | undefined {
   switch (report.result) {
@@ -31,6 +31,9 @@ export function claimOutcomeOf(report: WorkerReport): string | undefined {
       return report.result;
     case 'crashed':
       return report.crashedAt === 'after-receive' ? undefined : 'claimed';
+    // Held back by a destination's rate limit before any claim.
+    case 'rate-limited':
+      return undefined;
     default:
       return 'claimed';
   }

@@ -24,6 +24,39 @@ export interface Destination {
    * else is refused at registration, and by `send()` before anything goes out.
    */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * This destination's whole-request timeout, shorter than the sender's `requestTimeoutMs`. A
+   * longer one is refused (at registration when the registry knows the sender's, else by `send`
+   * as a terminal outcome): the worker's ledger lease is sized from the sender's timeout.
+   */
+  timeoutMs?: number;
+  /** The most sends to this destination in flight at once, per worker. */
+  concurrency?: number;
+  /** Sends per second to this destination, per worker (a token bucket). */
+  rateLimit?: DestinationRateLimit;
+  /**
+   * Disable the destination once its sends keep failing; its events are then parked in the
+   * ledger until it is enabled and resumed. Counted per worker.
+   */
+  disableAfter?: DisableAfter;
+}
+
+export interface DestinationRateLimit {
+  /** Tokens added per second; fractions allowed (0.5 = one send every 2 s). */
+  perSecond: number;
+  /** Sends allowed at once after a quiet spell; default max(1, ceil(perSecond)). */
+  burst?: number;
+}
+
+export interface DisableAfter {
+  /**
+   * Failed sends in a row (a `retry` outcome, or a `terminal` one the receiver answered) that
+   * disable it; a success starts the count again. Refusals before anything was sent (the SSRF
+   * guard, a request that cannot be built) are ours, not the destination's, and do not count.
+   */
+  consecutiveFailures: number;
+  /** And the failures have lasted at least this long (from the first of the run). Default 0. */
+  minFailingMs?: number;
 }
 
 /** One outbound webhook request. */

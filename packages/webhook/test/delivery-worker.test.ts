@@ -150,7 +150,7 @@ describe('DeliveryWorker', () => {
     expect(driver.deadLetters()).toHaveLength(1);
   });
 
-  it('disables a destination that answers 410 and tells its owner', async () => {
+  it('disables a destination that answers 410, tells its owner, and parks the event instead of failing it', async () => {
     statuses = [410];
     const notices: string[] = [];
     const registry = new DestinationRegistry({ onDisabled: (n) => void notices.push(n.destination.id) });
@@ -158,9 +158,22 @@ describe('DeliveryWorker', () => {
     registry.register(destination);
     const w = worker({ registry, route: () => destination });
     await queue.publish({ envelope: envelope() });
-    expect(await w.process(await receiveOne())).toBe('failed');
+    expect(await w.process(await receiveOne())).toBe('parked');
     expect(registry.isDisabled('receiver')).toBe(true);
     expect(notices).toEqual(['receiver']);
+    expect((await ledger.get('payment_8472:settled:v3'))?.state).toBe('processing');
+    expect(driver.depth()).toBe(0);
+  });
+
+  it('without destination state (destinations: false), a 410 still fails the event, as before', async () => {
+    statuses = [410];
+    const registry = new DestinationRegistry();
+    const destination = { id: 'receiver', url: receiver.url };
+    registry.register(destination);
+    const w = worker({ registry, route: () => destination, destinations: false });
+    await queue.publish({ envelope: envelope() });
+    expect(await w.process(await receiveOne())).toBe('failed');
+    expect(registry.isDisabled('receiver')).toBe(true);
     expect((await ledger.get('payment_8472:settled:v3'))?.state).toBe('failed');
   });
 

@@ -3,6 +3,7 @@ import { drillCommand } from '../drill';
 import { migrateCommand } from '../migrate';
 import { reconcileCommand } from '../reconcile';
 import { conformanceCommand } from './conformance';
+import { destinationsCommand } from './destinations';
 import { dlqCommand } from './dlq';
 import { ledgerCommand } from './ledger-show';
 
@@ -14,4 +15,5 @@ export const COMMANDS: readonly Command[] = [
   reconcileCommand,
   ledgerCommand,
   dlqCommand,
+  destinationsCommand,
 ];

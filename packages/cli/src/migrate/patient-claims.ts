@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Ledger } from '@queueport/ledger';
+import type { AttemptLog, Ledger } from '@queueport/ledger';
 import { decorate } from './forwarding-decorator';
 
 /**
@@ -16,8 +16,9 @@ const BUSY_POLL_MS = 20;
  * instead of handing the message back for the rest of the ledger lease. A busy claim writes
  * nothing, so asking again changes nothing; every decision is still the shared ledger's.
  */
-export function patientClaims(ledger: Ledger): Ledger {
-  return decorate<Ledger>(ledger, {
+export function patientClaims(ledger: Ledger): Ledger & Partial<AttemptLog> {
+  // The attempt log forwarded where the store keeps one, absent (hasAttemptLog false) where not.
+  return decorate<Ledger & Partial<AttemptLog>>(ledger, {
     async claim(request) {
       const deadline = performance.now() + BUSY_WAIT_MS;
       for (;;) {
@@ -39,5 +40,7 @@ export function patientClaims(ledger: Ledger): Ledger {
     scanAmbiguous: 'forward',
     list: 'forward',
     prune: 'forward',
+    listAttempts: 'forward',
+    pruneAttempts: 'forward',
   });
 }

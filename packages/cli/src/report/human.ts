@@ -48,6 +48,10 @@ export function formatHuman(report: CommandReport, options: HumanOptions): strin
   if (report.rows && report.rows.length > 0) {
     lines.push('', ...formatRows(report.rows).map((line) => `  ${line}`));
   }
+  for (const [name, rows] of Object.entries(report.tables ?? {})) {
+    lines.push('', `  ${name}: ${rows.length === 0 ? 'none' : rows.length}`);
+    if (rows.length > 0) lines.push(...formatListing(rows).map((line) => `    ${line}`));
+  }
   if (report.summary && Object.keys(report.summary).length > 0) {
     lines.push('');
     const rows = Object.entries(report.summary).map(([key, value]) => [key, String(value)]);
@@ -86,6 +90,23 @@ function formatRows(rows: NonNullable<CommandReport['rows']>): string[] {
     keys.map((header) => ({ header })),
     rows.map((row) => keys.map((key) => cell(row[key]))),
   );
+}
+
+/**
+ * Always columns, even for one row, each cell on one line and cut: a listing's text (a response
+ * sample) can be long, and --json has it whole.
+ */
+function formatListing(rows: NonNullable<CommandReport['rows']>): string[] {
+  const keys = Object.keys(rows[0]!);
+  return formatTable(
+    keys.map((header) => ({ header })),
+    rows.map((row) => keys.map((key) => oneLine(cell(row[key])))),
+  );
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\r\n|\r|\n/g, '⏎').replace(/\t/g, ' ');
+  return line.length > MAX_CELL_CHARS ? `${line.slice(0, MAX_CELL_CHARS - 1)}…` : line;
 }
 
 function cell(value: string | number | boolean | null | undefined): string {

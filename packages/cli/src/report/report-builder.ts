@@ -63,7 +63,7 @@ export class ReportBuilder {
     }
   }
 
-  build(extra: Pick<CommandReport, 'summary' | 'notes' | 'rows'> = {}): CommandReport {
+  build(extra: Pick<CommandReport, 'summary' | 'notes' | 'rows' | 'tables'> = {}): CommandReport {
     return {
       command: this.command,
       ok: this.checks.every((check) => check.status !== 'failed'),
@@ -73,6 +73,7 @@ export class ReportBuilder {
       ...(extra.summary ? { summary: extra.summary } : {}),
       ...(extra.notes && extra.notes.length > 0 ? { notes: extra.notes } : {}),
       ...(extra.rows ? { rows: extra.rows } : {}),
+      ...(extra.tables ? { tables: extra.tables } : {}),
     };
   }
 }

@@ -28,4 +28,9 @@ export interface CommandReport {
    * of JUnit. Every row should have the same keys, in the order they are shown.
    */
   rows?: Record<string, string | number | boolean | null>[];
+  /**
+   * Listings beside `rows`, each under its name (a ledger row's attempts): a table each for
+   * people, long cells cut to one line there; kept whole in --json, left out of JUnit.
+   */
+  tables?: Record<string, Record<string, string | number | boolean | null>[]>;
 }

@@ -1,4 +1,6 @@
 import type { PoolClient } from 'pg';
+import { postgresAttemptsMigration } from '../attempts/attempt-migrations';
+import { postgresDestinationsMigration } from '../destinations/migrations';
 import { batchSettleUpdate } from '../postgres/batch-statements';
 import { LEDGER_TABLE } from '../statements';
 import { MIGRATIONS_TABLE, type Migration, pendingMigrations } from './migration';
@@ -50,6 +52,8 @@ export function postgresMigrations(schema: string): readonly Migration[] {
           AS $settle$ BEGIN RETURN QUERY ${batchSettleUpdate(table, 't.*')}; END $settle$`,
       ],
     },
+    postgresAttemptsMigration(schema),
+    postgresDestinationsMigration(schema),
   ];
 }
 

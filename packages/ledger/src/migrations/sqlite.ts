@@ -1,4 +1,6 @@
 import type { Database } from 'better-sqlite3';
+import { SQLITE_ATTEMPTS_MIGRATION } from '../attempts/attempt-migrations';
+import { SQLITE_DESTINATIONS_MIGRATION } from '../destinations/migrations';
 import { LEDGER_TABLE } from '../statements';
 import { MIGRATIONS_TABLE, type Migration, pendingMigrations } from './migration';
 
@@ -27,6 +29,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX ledger_events_ambiguous ON ${LEDGER_TABLE} (event_id) WHERE ambiguous`,
     ],
   },
+  SQLITE_ATTEMPTS_MIGRATION,
+  SQLITE_DESTINATIONS_MIGRATION,
 ];
 
 /**

@@ -2,7 +2,19 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type Clock, Coalescer, normalizeError, QueueError, systemClock } from '@queueport/core/driver';
 import type { Pool, PoolClient } from 'pg';
+import type { AttemptLog, ListAttemptsRequest } from '../attempts/attempt-log';
+import type { AttemptRecord } from '../attempts/attempt-record';
+import { type AttemptRow, attemptFromRow, attemptParams } from '../attempts/attempt-row';
+import { ATTEMPTS_TABLE, attemptStatements } from '../attempts/attempt-statements';
+import { checkListAttempts, checkPruneAttempts } from '../attempts/attempt-validation';
+import {
+  batchSettleWithAttemptsCall,
+  pruneWithAttempts,
+  settleWithAttempt,
+} from '../attempts/postgres-attempt-statements';
 import { decideClaim } from '../claim-decision';
+import type { DestinationStateStore } from '../destinations/destination-state';
+import { PostgresDestinationStore } from '../destinations/postgres-destination-store';
 import { invalidArgument, leaseLost, ledgerClosed } from '../errors';
 import {
   alreadyChecked,
@@ -78,6 +90,16 @@ export interface PostgresLedgerOptions {
 
 type Queryable = Pick<PoolClient, 'query'>;
 type Statement = CompiledSql & { name: string };
+type StatementKey = LedgerStatementKey | keyof ReturnType<typeof attemptSql>;
+
+/** The attempt log's statements, beside the ledger's, prepared the same way. */
+function attemptSql(events: string, attempts: string) {
+  return {
+    ...attemptStatements(attempts, events, 'ctid'),
+    settleWithAttempt: settleWithAttempt(events, attempts),
+    pruneWithAttempts: pruneWithAttempts(events, attempts),
+  };
+}
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
@@ -96,16 +118,19 @@ const DEFAULT_IN_FLIGHT = 4;
  * decides with `decideClaim`, and writes. Settling is one conditional UPDATE. No transaction
  * awaits anything but the database.
  */
-export class PostgresLedger implements Ledger {
+export class PostgresLedger implements Ledger, AttemptLog {
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #clock: Clock;
-  readonly #statements: Record<LedgerStatementKey, Statement>;
+  readonly #statements: Record<StatementKey, Statement>;
   readonly #lockRow: CompiledSql & { name: string };
   readonly #batchInsert: { name: string; text: string };
   readonly #batchSettle: { name: string; text: string };
+  readonly #batchSettleAttempts: { name: string; text: string };
   readonly #claims: Coalescer<ClaimRequest, ClaimResult> | undefined;
   readonly #settles: Coalescer<SettleEntry, LedgerRecord> | undefined;
+  /** Destination state and parked events, in this ledger's schema, through its pool. */
+  readonly destinations: DestinationStateStore;
   #closed = false;
 
   private constructor(
@@ -119,21 +144,34 @@ export class PostgresLedger implements Ledger {
     this.#pool = pool;
     this.#ownsPool = ownsPool;
     this.#clock = clock;
+    this.destinations = new PostgresDestinationStore({
+      pool,
+      schema,
+      clock,
+      isClosed: () => this.#closed,
+      toQueueError,
+      withClient,
+    });
     // Prepared statement names are per connection; the schema's hash keeps two ledgers sharing a
     // pool from colliding.
     const prefix = `qpl_${createHash('sha256').update(schema).digest('hex').slice(0, 12)}_`;
     const sql = ledgerStatements(table);
+    const all = { ...sql, ...attemptSql(table, `"${schema}".${ATTEMPTS_TABLE}`) };
     this.#statements = Object.fromEntries(
-      Object.entries(sql).map(([key, text]) => [
+      Object.entries(all).map(([key, text]) => [
         key,
         { ...compileNamed(text, 'postgres'), name: prefix + key },
       ]),
-    ) as Record<LedgerStatementKey, Statement>;
+    ) as Record<StatementKey, Statement>;
     this.#lockRow = { ...compileNamed(`${sql.get} FOR UPDATE`, 'postgres'), name: `${prefix}lockRow` };
     this.#batchInsert = { name: `${prefix}batchInsert`, text: batchClaimInsert(table) };
     this.#batchSettle = {
       name: `${prefix}batchSettle`,
       text: batchSettleCall(`"${schema}"`, SETTLE_BATCH_FUNCTION),
+    };
+    this.#batchSettleAttempts = {
+      name: `${prefix}batchSettleAttempts`,
+      text: batchSettleWithAttemptsCall(`"${schema}"`, SETTLE_BATCH_FUNCTION),
     };
     this.#claims =
       groupCommit && new Coalescer((batch) => this.#writeClaims(batch, alreadyChecked), groupCommit);
@@ -270,8 +308,36 @@ export class PostgresLedger implements Ledger {
       const cutoff = this.#clock.now() - secondsToMs(request.olderThanSeconds);
       let total = 0;
       for (;;) {
+        // The rows and their attempts in one statement: nothing is left orphaned in between.
+        const answer = await this.#query(this.#pool, 'pruneWithAttempts', { cutoff, batch: PRUNE_BATCH });
+        const deleted = Number((answer.rows[0] as unknown as { deleted: number } | undefined)?.deleted ?? 0);
+        total += deleted;
+        if (deleted < PRUNE_BATCH) return total;
+      }
+    });
+  }
+
+  async listAttempts(request: ListAttemptsRequest): Promise<AttemptRecord[]> {
+    checkListAttempts(request);
+    return this.#guard(async () => {
+      const params = {
+        event_id: request.eventId,
+        from_attempt: request.fromAttempt ?? 1,
+        limit: request.limit,
+      };
+      const rows = (await this.#rows(this.#pool, 'listAttempts', params)) as unknown as AttemptRow[];
+      return rows.map(attemptFromRow);
+    });
+  }
+
+  async pruneAttempts(request: { olderThanSeconds: number }): Promise<number> {
+    checkPruneAttempts(request);
+    return this.#guard(async () => {
+      const cutoff = this.#clock.now() - secondsToMs(request.olderThanSeconds);
+      let total = 0;
+      for (;;) {
         const deleted =
-          (await this.#query(this.#pool, 'pruneBatch', { cutoff, batch: PRUNE_BATCH })).rowCount ?? 0;
+          (await this.#query(this.#pool, 'pruneAttemptsBatch', { cutoff, batch: PRUNE_BATCH })).rowCount ?? 0;
         total += deleted;
         if (deleted < PRUNE_BATCH) return total;
       }
@@ -398,17 +464,38 @@ export class PostgresLedger implements Ledger {
   async #updateSettled(entries: readonly SettleEntry[], now: number): Promise<LedgerRow[]> {
     const params = entries.map((entry) => settlementParams(entry.kind, entry, now));
     const column = (name: string) => params.map((param) => param[name] ?? null);
+    const settle = [
+      column('event_id'),
+      column('owner'),
+      column('state'),
+      column('last_outcome'),
+      column('delivered_at'),
+      column('retry_at'),
+      column('ambiguous'),
+      now,
+    ];
+    // A batch without attempts calls migration 2's function, exactly as before the attempt log.
+    if (!entries.some((entry) => entry.attempt)) {
+      return (await this.#pool.query<LedgerRow>({ ...this.#batchSettle, values: settle })).rows;
+    }
+    const attempts = entries.map((entry) =>
+      entry.attempt ? attemptParams(entry.kind, entry.attempt, entry.ambiguous === true) : undefined,
+    );
+    // NULL in `outcome` is an entry without an attempt.
+    const attempt = (name: keyof NonNullable<(typeof attempts)[number]>) =>
+      attempts.map((each) => each?.[name] ?? null);
     const answer = await this.#pool.query<LedgerRow>({
-      ...this.#batchSettle,
+      ...this.#batchSettleAttempts,
       values: [
-        column('event_id'),
-        column('owner'),
-        column('state'),
-        column('last_outcome'),
-        column('delivered_at'),
-        column('retry_at'),
-        column('ambiguous'),
-        now,
+        ...settle,
+        attempt('started_at'),
+        attempt('duration_ms'),
+        attempt('outcome'),
+        attempt('status_code'),
+        attempt('error_class'),
+        attempt('response_sample'),
+        attempt('response_truncated'),
+        attempt('destination_id'),
       ],
     });
     return answer.rows;
@@ -451,21 +538,24 @@ export class PostgresLedger implements Ledger {
       return this.#settles.submit({ kind, ...request } as SettleEntry);
     }
     return this.#guard(async () => {
-      const [row] = await this.#rows(
-        this.#pool,
-        'settle',
-        settlementParams(kind, request, this.#clock.now()),
-      );
+      const params = settlementParams(kind, request, this.#clock.now());
+      // With an attempt, still one statement: the insert rides on the settle's RETURNING.
+      const [row] = request.attempt
+        ? await this.#rows(this.#pool, 'settleWithAttempt', {
+            ...params,
+            ...attemptParams(kind, request.attempt, request.ambiguous === true),
+          })
+        : await this.#rows(this.#pool, 'settle', params);
       if (!row) throw leaseLost(request.eventId);
       return recordFromRow(row);
     });
   }
 
-  async #rows(db: Queryable, key: LedgerStatementKey, params: Readonly<Record<string, SqlValue>>) {
+  async #rows(db: Queryable, key: StatementKey, params: Readonly<Record<string, SqlValue>>) {
     return (await this.#query(db, key, params)).rows;
   }
 
-  #query(db: Queryable, key: LedgerStatementKey, params: Readonly<Record<string, SqlValue>>) {
+  #query(db: Queryable, key: StatementKey, params: Readonly<Record<string, SqlValue>>) {
     const statement = this.#statements[key];
     return db.query<LedgerRow>({
       name: statement.name,

@@ -1,6 +1,13 @@
 import { type Clock, Coalescer, normalizeError, QueueError, systemClock } from '@queueport/core/driver';
 import type Database from 'better-sqlite3';
+import type { AttemptLog, ListAttemptsRequest } from '../attempts/attempt-log';
+import type { AttemptRecord } from '../attempts/attempt-record';
+import { type AttemptRow, attemptFromRow, attemptParams } from '../attempts/attempt-row';
+import { ATTEMPTS_TABLE, type AttemptStatementKey, attemptStatements } from '../attempts/attempt-statements';
+import { checkListAttempts, checkPruneAttempts } from '../attempts/attempt-validation';
 import { decideClaim } from '../claim-decision';
+import type { DestinationStateStore } from '../destinations/destination-state';
+import { SqliteDestinationStore } from '../destinations/sqlite-destination-store';
 import { leaseLost, ledgerClosed } from '../errors';
 import {
   alreadyChecked,
@@ -69,6 +76,7 @@ export interface SqliteLedgerOptions {
 }
 
 type Statement = { compiled: CompiledSql; prepared: Database.Statement };
+type StatementKey = LedgerStatementKey | AttemptStatementKey;
 
 /** A per-event call waiting for its group's transaction. */
 type GroupedWrite = { op: 'claim'; request: ClaimRequest } | { op: 'settle'; entry: SettleEntry };
@@ -79,10 +87,10 @@ type GroupedWrite = { op: 'claim'; request: ClaimRequest } | { op: 'settle'; ent
  * BEGIN IMMEDIATE transaction (the write lock up front, so two connections never both decide on
  * the same row), settling is one conditional UPDATE.
  */
-export class SqliteLedger implements Ledger {
+export class SqliteLedger implements Ledger, AttemptLog {
   readonly #db: Database.Database;
   readonly #clock: Clock;
-  readonly #statements: Record<LedgerStatementKey, Statement>;
+  readonly #statements: Record<StatementKey, Statement>;
   readonly #claimExisting: Database.Transaction<(request: ClaimRequest, now: number) => ClaimResult>;
   readonly #claimBatch: Database.Transaction<
     (requests: readonly ClaimRequest[], now: number) => BatchOutcome<ClaimResult>[]
@@ -93,20 +101,31 @@ export class SqliteLedger implements Ledger {
   readonly #writeBatch: Database.Transaction<
     (writes: readonly GroupedWrite[], now: number) => BatchOutcome<ClaimResult | LedgerRecord>[]
   >;
+  /** A single settle that records its attempt: the two statements commit together or not at all. */
+  readonly #settleWithAttempt: Database.Transaction<
+    (kind: SettleKind, request: SettleRequest | ReleaseRequest, now: number) => LedgerRow | undefined
+  >;
+  readonly #pruneBatch: Database.Transaction<(cutoff: number) => number>;
   /** The per-event calls, grouped: one transaction for the claims and settles of a turn. */
   readonly #writes: Coalescer<GroupedWrite, ClaimResult | LedgerRecord> | undefined;
+  /** Destination state and parked events, on this ledger's connection. */
+  readonly destinations: DestinationStateStore;
   #closed = false;
 
   private constructor(db: Database.Database, clock: Clock, groupCommit: GroupCommitOptions | undefined) {
     this.#db = db;
     this.#clock = clock;
-    const sql = ledgerStatements(LEDGER_TABLE);
+    this.destinations = new SqliteDestinationStore({ db, clock, isClosed: () => this.#closed, toQueueError });
+    const sql = {
+      ...ledgerStatements(LEDGER_TABLE),
+      ...attemptStatements(ATTEMPTS_TABLE, LEDGER_TABLE, 'rowid'),
+    };
     this.#statements = Object.fromEntries(
       Object.entries(sql).map(([key, text]) => {
         const compiled = compileNamed(text, 'sqlite');
         return [key, { compiled, prepared: db.prepare(compiled.text) }];
       }),
-    ) as Record<LedgerStatementKey, Statement>;
+    ) as Record<StatementKey, Statement>;
     this.#claimExisting = db.transaction((request: ClaimRequest, now: number) => {
       const current = this.#get(request.eventId);
       const decision = decideClaim(current, request, now);
@@ -126,6 +145,17 @@ export class SqliteLedger implements Ledger {
         write.op === 'claim' ? this.#claimInBatch(write.request, now) : this.#settleInBatch(write.entry, now),
       ),
     );
+    this.#settleWithAttempt = db.transaction(
+      (kind: SettleKind, request: SettleRequest | ReleaseRequest, now: number) =>
+        this.#settleRow(kind, request, now),
+    );
+    // Terminal rows and their attempts in one transaction: a crash between the two leaves no orphans.
+    this.#pruneBatch = db.transaction((cutoff: number) => {
+      const { compiled, prepared } = this.#statements.pruneEventsReturning;
+      const gone = prepared.pluck().all(...bindValues(compiled, { cutoff, batch: PRUNE_BATCH })) as string[];
+      for (const eventId of gone) this.#run('deleteEventAttempts', { event_id: eventId });
+      return gone.length;
+    });
     // One connection, synchronous statements: a second batch in flight would only wait for the first.
     const settings = groupCommitSettings(groupCommit, {
       maxEntries: DEFAULT_GROUP_MAX_ENTRIES,
@@ -159,8 +189,24 @@ export class SqliteLedger implements Ledger {
   }
 
   #settleInBatch(entry: SettleEntry, now: number): BatchOutcome<LedgerRecord> {
-    const row = this.#row('settle', settlementParams(entry.kind, entry, now));
+    const row = this.#settleRow(entry.kind, entry, now);
     return row ? succeeded(recordFromRow(row)) : failed<LedgerRecord>(leaseLost(entry.eventId));
+  }
+
+  /**
+   * The settle, and its attempt under the claim number the settled row holds; the caller provides
+   * the transaction. No row settled (the lease is lost) means no attempt.
+   */
+  #settleRow(kind: SettleKind, request: SettleRequest | ReleaseRequest, now: number): LedgerRow | undefined {
+    const row = this.#row('settle', settlementParams(kind, request, now));
+    if (row && request.attempt) {
+      this.#run('insertAttempt', {
+        event_id: row.event_id,
+        attempt: Number(row.attempts),
+        ...attemptParams(kind, request.attempt, request.ambiguous === true),
+      });
+    }
+    return row;
   }
 
   static async open(options: SqliteLedgerOptions): Promise<SqliteLedger> {
@@ -262,7 +308,33 @@ export class SqliteLedger implements Ledger {
       const cutoff = this.#clock.now() - secondsToMs(request.olderThanSeconds);
       let total = 0;
       for (;;) {
-        const deleted = this.#run('pruneBatch', { cutoff, batch: PRUNE_BATCH });
+        const deleted = this.#pruneBatch.immediate(cutoff);
+        total += deleted;
+        if (deleted < PRUNE_BATCH) return total;
+      }
+    });
+  }
+
+  async listAttempts(request: ListAttemptsRequest): Promise<AttemptRecord[]> {
+    checkListAttempts(request);
+    return this.#guard(() => {
+      const { compiled, prepared } = this.#statements.listAttempts;
+      const params = {
+        event_id: request.eventId,
+        from_attempt: request.fromAttempt ?? 1,
+        limit: request.limit,
+      };
+      return (prepared.all(...bindValues(compiled, params)) as AttemptRow[]).map(attemptFromRow);
+    });
+  }
+
+  async pruneAttempts(request: { olderThanSeconds: number }): Promise<number> {
+    checkPruneAttempts(request);
+    return this.#guard(() => {
+      const cutoff = this.#clock.now() - secondsToMs(request.olderThanSeconds);
+      let total = 0;
+      for (;;) {
+        const deleted = this.#run('pruneAttemptsBatch', { cutoff, batch: PRUNE_BATCH });
         total += deleted;
         if (deleted < PRUNE_BATCH) return total;
       }
@@ -324,7 +396,11 @@ export class SqliteLedger implements Ledger {
       }) as Promise<LedgerRecord>;
     }
     return this.#guard(() => {
-      const row = this.#row('settle', settlementParams(kind, request, this.#clock.now()));
+      const now = this.#clock.now();
+      // Without an attempt the settle stays one autocommit statement, as cheap as before.
+      const row = request.attempt
+        ? this.#settleWithAttempt.immediate(kind, request, now)
+        : this.#row('settle', settlementParams(kind, request, now));
       if (!row) throw leaseLost(request.eventId);
       return recordFromRow(row);
     });
@@ -335,17 +411,17 @@ export class SqliteLedger implements Ledger {
     return row && recordFromRow(row);
   }
 
-  #row(key: LedgerStatementKey, params: Readonly<Record<string, SqlValue>>): LedgerRow | undefined {
+  #row(key: StatementKey, params: Readonly<Record<string, SqlValue>>): LedgerRow | undefined {
     const { compiled, prepared } = this.#statements[key];
     return prepared.get(...sqliteValues(bindValues(compiled, params))) as LedgerRow | undefined;
   }
 
-  #all(key: LedgerStatementKey, params: Readonly<Record<string, SqlValue>>): LedgerRecord[] {
+  #all(key: StatementKey, params: Readonly<Record<string, SqlValue>>): LedgerRecord[] {
     const { compiled, prepared } = this.#statements[key];
     return (prepared.all(...sqliteValues(bindValues(compiled, params))) as LedgerRow[]).map(recordFromRow);
   }
 
-  #run(key: LedgerStatementKey, params: Readonly<Record<string, SqlValue>>): number {
+  #run(key: StatementKey, params: Readonly<Record<string, SqlValue>>): number {
     const { compiled, prepared } = this.#statements[key];
     return prepared.run(...sqliteValues(bindValues(compiled, params))).changes;
   }

@@ -1,1 +1,2 @@
+export { describeAttemptContract } from './attempt-contract';
 export { describeLedgerContract, type LedgerHarness, type OpenLedger } from './ledger-contract';

@@ -19,6 +19,11 @@ export interface DestinationRegistryOptions {
   onDisabled?: (notice: DisabledNotice) => void | Promise<void>;
   onError?: (error: unknown) => void;
   now?: () => number;
+  /**
+   * The sender's `requestTimeoutMs`: `register` refuses a destination whose `timeoutMs` is
+   * longer (the sender would refuse each of its sends otherwise).
+   */
+  requestTimeoutMs?: number;
 }
 
 const checkOptions = compileOptionValidator(
@@ -29,6 +34,11 @@ const checkOptions = compileOptionValidator(
       onDisabled: { isFunction: true },
       onError: { isFunction: true },
       now: { isFunction: true },
+      requestTimeoutMs: {
+        type: 'integer',
+        minimum: 1,
+        refusal: 'must be a whole number of milliseconds ≥ 1',
+      },
     },
   },
   { subject: 'destination registry options', prepare: withoutUndefined },
@@ -53,6 +63,18 @@ export class DestinationRegistry {
    */
   register(destination: Destination): void {
     const checked = checkedDestination(destination);
+    const { requestTimeoutMs } = this.#options;
+    if (
+      checked.timeoutMs !== undefined &&
+      requestTimeoutMs !== undefined &&
+      checked.timeoutMs > requestTimeoutMs
+    ) {
+      throw new QueueError(
+        'INVALID_ARGUMENT',
+        `destination ${checked.id}: timeoutMs ${checked.timeoutMs} is longer than the sender's requestTimeoutMs ${requestTimeoutMs}; a destination's timeout can only shorten it, since the worker's ledger lease is sized from the sender's`,
+        { details: { destinationId: checked.id, field: 'timeoutMs' } },
+      );
+    }
     this.#destinations.set(checked.id, checked);
   }
 

@@ -1,5 +1,6 @@
 import type { SchemaValidateFunction } from 'ajv';
 import { optionsAjv } from '../sender/option-validator';
+import { MAX_TIMEOUT_MS } from '../sender/sender-schemas';
 import { signingSecretProblem } from '../signing/signing-secret';
 import {
   HEADER_NAME_PATTERN,
@@ -13,6 +14,9 @@ const ID_PATTERN = '^[^\\p{Cc}]+$';
 export const MAX_DESTINATION_ID_LENGTH = 256;
 // The request line most servers accept; a longer URL could only ever be answered with 414.
 export const MAX_URL_LENGTH = 8192;
+/** In-flight sends one worker keeps to one destination at most. */
+export const MAX_DESTINATION_CONCURRENCY = 10_000;
+export const MAX_RATE_PER_SECOND = 1_000_000;
 
 const webhookUrl: SchemaValidateFunction = (_enabled: boolean, data: unknown) => {
   const problem = urlProblem(data);
@@ -85,6 +89,56 @@ export const destinationSchema = {
       },
     },
     idempotencyKeyStyle: { enum: ['bare', 'structured'] },
+    timeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_TIMEOUT_MS,
+      refusal: `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`,
+    },
+    concurrency: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_DESTINATION_CONCURRENCY,
+      refusal: `must be a whole number from 1 to ${MAX_DESTINATION_CONCURRENCY}`,
+    },
+    rateLimit: {
+      type: 'object',
+      required: ['perSecond'],
+      additionalProperties: false,
+      properties: {
+        perSecond: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          maximum: MAX_RATE_PER_SECOND,
+          refusal: `must be a number of sends per second above 0 and at most ${MAX_RATE_PER_SECOND}`,
+        },
+        burst: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_RATE_PER_SECOND,
+          refusal: `must be a whole number of sends from 1 to ${MAX_RATE_PER_SECOND}`,
+        },
+      },
+    },
+    disableAfter: {
+      type: 'object',
+      required: ['consecutiveFailures'],
+      additionalProperties: false,
+      properties: {
+        consecutiveFailures: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1_000_000,
+          refusal: 'must be a whole number of failed sends from 1 to 1000000',
+        },
+        minFailingMs: {
+          type: 'integer',
+          minimum: 0,
+          maximum: Number.MAX_SAFE_INTEGER,
+          refusal: 'must be a whole number of milliseconds ≥ 0',
+        },
+      },
+    },
     headers: {
       type: 'object',
       distinctHeaderNames: true,

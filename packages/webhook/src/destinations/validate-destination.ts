@@ -51,12 +51,14 @@ export function checkedDestination(destination: unknown): Destination {
       details: { ...error.details, destinationId: checked.id },
     });
   }
-  const { secrets, headers, retry, ...rest } = checked;
+  const { secrets, headers, retry, rateLimit, disableAfter, ...rest } = checked;
   const snapshot: Destination = Object.freeze({
     ...rest,
     ...(secrets === undefined ? {} : { secrets: Object.freeze([...secrets]) }),
     ...(headers === undefined ? {} : { headers: Object.freeze({ ...headers }) }),
     ...(retry === undefined ? {} : { retry: Object.freeze({ ...retry }) }),
+    ...(rateLimit === undefined ? {} : { rateLimit: Object.freeze({ ...rateLimit }) }),
+    ...(disableAfter === undefined ? {} : { disableAfter: Object.freeze({ ...disableAfter }) }),
   });
   SNAPSHOTS.add(snapshot);
   return snapshot;
@@ -70,8 +72,11 @@ const SNAPSHOTS = new WeakSet<object>();
 function prune(destination: unknown): unknown {
   const value = withoutUndefined(destination);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const retry = (value as { retry?: unknown }).retry;
-  return retry === undefined ? value : { ...value, retry: withoutUndefined(retry) };
+  const pruned: Record<string, unknown> = { ...value };
+  for (const nested of ['retry', 'rateLimit', 'disableAfter']) {
+    if (pruned[nested] !== undefined) pruned[nested] = withoutUndefined(pruned[nested]);
+  }
+  return pruned;
 }
 
 function usableId(value: unknown): string | undefined {

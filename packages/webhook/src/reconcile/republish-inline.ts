@@ -3,6 +3,7 @@ import type { LedgerRecord } from '@queueport/ledger';
 import type { Budget } from './budget';
 import { messageOf } from './message-of';
 import type { LoadedPayload, PayloadLoader } from './payload-loader';
+import { publishIsolated } from './publish-isolated';
 import type { ReconcileResult } from './reconcile-result';
 
 type Loaded =
@@ -110,35 +111,24 @@ function toInput(record: LedgerRecord, loaded: LoadedPayload | undefined): Loade
   }
 }
 
-/**
- * One batch; if it fails, each on its own (an entry the batch did enqueue is absorbed by the
- * provider's dedupe or, failing that, by the ledger), so one bad event cannot hold up the rest.
- */
+/** Publishes a unit and notes each entry in the result; past the deadline the rest is left for the next run. */
 async function publishReady(
   queue: AnyQueue,
   ready: readonly { record: LedgerRecord; input: PublishInput }[],
   budget: Budget,
   result: ReconcileResult,
 ): Promise<void> {
-  if (ready.length === 0) return;
-  const note = (eventId: string, duplicate: boolean): void => {
-    (duplicate ? result.absorbed : result.republished).push(eventId);
-  };
-  try {
-    const receipts = await queue.publishBatch(ready.map((entry) => entry.input));
-    for (const [i, receipt] of receipts.entries()) note(ready[i]!.record.eventId, receipt.duplicate);
-    return;
-  } catch {
-    // Isolated below.
-  }
-  for (const { record, input } of ready) {
-    // Past the deadline itself, not the reserve: the unit was begun in time, and leaving it half
-    // published only means the rest is found again by the next run.
-    if (budget.now() >= budget.deadline) return;
-    try {
-      note(record.eventId, (await queue.publish(input)).duplicate);
-    } catch (error) {
-      result.failed.push({ eventId: record.eventId, error: messageOf(error) });
-    }
-  }
+  // Past the deadline itself, not the reserve: the unit was begun in time, and leaving it half
+  // published only means the rest is found again by the next run.
+  const outcomes = await publishIsolated(
+    queue,
+    ready.map((entry) => entry.input),
+    () => budget.now() >= budget.deadline,
+  );
+  outcomes.forEach((outcome, i) => {
+    const { eventId } = ready[i]!.record;
+    if (outcome.kind === 'published')
+      (outcome.duplicate ? result.absorbed : result.republished).push(eventId);
+    else if (outcome.kind === 'failed') result.failed.push({ eventId, error: outcome.error });
+  });
 }

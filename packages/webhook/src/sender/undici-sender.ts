@@ -86,6 +86,8 @@ interface PreparedRequest {
   headers: Record<string, string>;
   body: string;
   knownSecrets: readonly string[];
+  /** The destination's own timeout where it set a shorter one, else the sender's. */
+  timeoutMs: number;
 }
 
 /** Whole-request deadlines, one timer per slot of them, shared by every sender in the process. */
@@ -146,14 +148,14 @@ class UndiciWebhookSender implements WebhookSender {
     // Everything that can be refused without a connection is refused here, before undici.
     const prepared = this.#prepare(request, callerSignal);
     if ('kind' in prepared) return prepared;
-    const { url, headers, body, knownSecrets } = prepared;
+    const { url, headers, body, knownSecrets, timeoutMs } = prepared;
     if (this.#closed) return { kind: 'retry', reason: 'sender is closed' };
 
     // One timer per slot of deadlines for every request, linked to the caller's signal only
     // while undici listens: a controller, a timer and AbortSignal.any per request were a
     // measured share of the pipeline's cost (AbortSignal.any alone some 40 µs).
     const signal = requestDeadlines.signalFor(
-      this.requestTimeoutMs,
+      timeoutMs,
       callerSignal instanceof AbortSignal ? callerSignal : undefined,
     ) as unknown as AbortSignal;
     try {
@@ -176,7 +178,7 @@ class UndiciWebhookSender implements WebhookSender {
             : undefined;
       return classifyError(error, {
         aborted,
-        requestTimeoutMs: this.requestTimeoutMs,
+        requestTimeoutMs: timeoutMs,
         knownSecrets,
         sent: progress.sent,
       });
@@ -210,9 +212,18 @@ class UndiciWebhookSender implements WebhookSender {
       return refusedBeforeSending(error, []);
     }
     const knownSecrets = destinationSecrets(destination);
+    const timeoutMs = destination.timeoutMs ?? this.requestTimeoutMs;
+    if (timeoutMs > this.requestTimeoutMs) {
+      // The worker sizes its ledger lease from the sender's timeout: a longer send could outlive
+      // the lease, and a second worker would send the same event while this one still waits.
+      return {
+        kind: 'terminal',
+        reason: `destination ${destination.id}: timeoutMs ${timeoutMs} is longer than the sender's requestTimeoutMs ${this.requestTimeoutMs}`,
+      };
+    }
     try {
       const headers = this.#headers(checked, destination);
-      return { url: verdict.url, headers, body: checked.body, knownSecrets };
+      return { url: verdict.url, headers, body: checked.body, knownSecrets, timeoutMs };
     } catch (error) {
       return refusedBeforeSending(error, knownSecrets);
     }

@@ -21,11 +21,23 @@ import {
   TypedEmitter,
   type Unsubscribe,
 } from '@queueport/core';
-import type { ClaimResult, Ledger } from '@queueport/ledger';
+import {
+  type ClaimResult,
+  type DestinationStateStore,
+  destinationStoreOf,
+  type Ledger,
+} from '@queueport/ledger';
 import type { Destination, DestinationRegistry } from '../destinations';
 import { resolveRetrySchedule } from '../retry';
 import type { DeliveryOutcome, WebhookSender } from '../sender';
+import { attemptOf } from './attempt-record';
 import { type CrashInjector, type CrashPoint, SimulatedCrash } from './crash-points';
+import {
+  DEFAULT_DESTINATION_REFRESH_MS,
+  DEFAULT_RATE_LIMIT_WAIT_MS,
+  DestinationPolicy,
+  type Taken,
+} from './destination-policy';
 import {
   DELIVERY_WORKER_EVENT_NAMES,
   type DeliveryWorkerEvents,
@@ -41,7 +53,11 @@ export type DeliveryResult =
   | 'failed'
   | 'conflict'
   | 'lease-lost'
-  | 'crashed';
+  | 'crashed'
+  /** Its destination is disabled: parked in the ledger (not sent, not failed), then acked. */
+  | 'parked'
+  /** Held back by its destination's rate limit: released until its turn, nothing claimed. */
+  | 'rate-limited';
 
 export interface DeliveryReport {
   eventId: string;
@@ -76,6 +92,20 @@ export interface DeliveryWorkerOptions {
   logger?: EventLogger;
   /** Test hook: dies at the chosen points, abandoning the delivery (leases are left to lapse). */
   crash?: CrashInjector;
+  /**
+   * Where destination state is kept and events for disabled destinations are parked: by default
+   * the ledger's own (`ledger.destinations`; the SQLite and PostgreSQL ledgers have one). Without
+   * one (`false`, or a ledger of your own that has none) nothing is parked or disabled by
+   * `disableAfter`: a registry-disabled destination's events fail, as a 410's does.
+   */
+  destinations?: DestinationStateStore | false;
+  /** How often the worker re-reads which destinations are disabled. Default 1000. */
+  destinationRefreshMs?: number;
+  /**
+   * The longest a send waits in the worker for its destination's rate limit; a later turn is
+   * not waited for: the message is released until then. Default 1000.
+   */
+  rateLimitWaitMs?: number;
 }
 
 const DEFAULT_MARGIN_SECONDS = 5;
@@ -98,6 +128,7 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
   readonly #events: TypedEmitter<DeliveryWorkerEvents>;
   /** The consumers `start()` made that have not stopped yet. */
   readonly #consumers = new Set<Consumer>();
+  readonly #policy: DestinationPolicy;
   #abandoned = 0;
   #closing: Promise<void> | undefined;
 
@@ -114,6 +145,19 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     });
     const { onReport } = options;
     if (onReport) this.#events.on('report', (report) => onReport(report));
+    this.#policy = new DestinationPolicy({
+      store:
+        options.destinations === false
+          ? undefined
+          : (options.destinations ?? destinationStoreOf(options.ledger)),
+      ledger: options.ledger,
+      registry: options.registry,
+      clock: this.#clock,
+      refreshMs:
+        nonNegative(options.destinationRefreshMs, 'destinationRefreshMs') ?? DEFAULT_DESTINATION_REFRESH_MS,
+      rateLimitWaitMs: nonNegative(options.rateLimitWaitMs, 'rateLimitWaitMs') ?? DEFAULT_RATE_LIMIT_WAIT_MS,
+      onDisabled: (event) => this.#events.emit('destination.disabled', event),
+    });
     const margin = options.leaseMarginSeconds ?? DEFAULT_MARGIN_SECONDS;
     const floor = options.sender.requestTimeoutMs / 1000 + margin;
     this.ledgerLeaseSeconds = options.ledgerLeaseSeconds ?? Math.ceil(floor + margin);
@@ -254,7 +298,7 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
   async process(delivery: AnyDelivery, signal?: AbortSignal): Promise<DeliveryResult> {
     const eventId = delivery.envelope.event_id;
     try {
-      const report = await this.#process(delivery, signal);
+      const report = await this.#admitted(delivery, signal);
       this.#events.emit('report', { ...report, occurredAt: delivery.envelope.occurred_at });
       return report.result;
     } catch (error) {
@@ -267,11 +311,34 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     }
   }
 
-  async #process(
+  /**
+   * Routes first, so the destination's concurrency and rate limits hold a send back before the
+   * claim: held back, nothing is claimed and no attempt counted.
+   */
+  async #admitted(
     delivery: AnyDelivery,
     signal: AbortSignal | undefined,
   ): Promise<Omit<DeliveryReport, 'occurredAt'>> {
-    const { ledger, sender, route, registry } = this.#options;
+    const eventId = delivery.envelope.event_id;
+    const destination = this.#options.route(delivery.envelope);
+    const admission = await this.#policy.admit(destination, eventId, signal);
+    if (!admission.admitted) {
+      await this.#settleQuietly(() => this.#release(delivery, admission.delayMs / 1000, 'rate-limited'));
+      return { eventId, result: 'rate-limited', ...routedTo(destination) };
+    }
+    try {
+      return await this.#process(delivery, signal, destination);
+    } finally {
+      admission.done();
+    }
+  }
+
+  async #process(
+    delivery: AnyDelivery,
+    signal: AbortSignal | undefined,
+    destination: Destination | undefined,
+  ): Promise<Omit<DeliveryReport, 'occurredAt'>> {
+    const { ledger, sender } = this.#options;
     const { envelope } = delivery;
     const eventId = envelope.event_id;
     this.#checkpoint('after-receive', eventId);
@@ -302,13 +369,17 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     }
     this.#checkpoint('after-claim', eventId);
 
-    const destination = route(envelope);
+    const claimed = destination && { delivery, destination, owner };
+    const parked = claimed && (await this.#policy.parkIfDisabled(claimed));
+    if (parked) return this.#taken(parked, delivery, claim.attempt, destination);
     const outcome: DeliveryOutcome = !destination
       ? { kind: 'terminal', reason: 'no destination for this event', attemptMs: 0 }
-      : registry?.isDisabled(destination.id)
+      : this.#policy.disabledWithoutStore(destination)
         ? { kind: 'terminal', reason: `destination ${destination.id} is disabled`, attemptMs: 0 }
         : await sender.send({ destination, eventId, body: delivery.body }, signal);
     this.#checkpoint('after-send', eventId);
+    const parkedAfter = claimed && (await this.#policy.parkAfterSend(claimed, outcome));
+    if (parkedAfter) return this.#taken(parkedAfter, delivery, claim.attempt, destination, outcome);
 
     let settlement: Settlement;
     try {
@@ -333,6 +404,30 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     return { eventId, result: settlement.result, attempt: claim.attempt, outcome, ...routedTo(destination) };
   }
 
+  /** Settles a delivery the destination policy took over (parked, or failed as unparkable). */
+  async #taken(
+    taken: Taken,
+    delivery: AnyDelivery,
+    attempt: number,
+    destination: Destination | undefined,
+    outcome?: DeliveryOutcome,
+  ): Promise<Omit<DeliveryReport, 'occurredAt'>> {
+    const eventId = delivery.envelope.event_id;
+    const base = { eventId, attempt, ...(outcome ? { outcome } : {}), ...routedTo(destination) };
+    if (taken.kind === 'lease-lost') {
+      this.#events.emit('lease-lost', { delivery, error: taken.error, during: 'ledger-commit' });
+      await this.#settleQuietly(() => this.#release(delivery, 0, 'ledger-lease-lost'));
+      return { ...base, result: 'lease-lost' };
+    }
+    this.#checkpoint('before-ack', eventId);
+    if (taken.kind === 'failed') {
+      await this.#giveUp(delivery, taken.reason);
+      return { ...base, result: 'failed' };
+    }
+    await this.#ack(delivery, 'parked');
+    return { ...base, result: 'parked' };
+  }
+
   /** Records the send's outcome in the ledger and says how the message is to be settled. */
   async #commit(
     outcome: DeliveryOutcome,
@@ -340,8 +435,10 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
   ): Promise<Settlement> {
     const { ledger, registry } = this.#options;
     const { eventId, owner, destination } = attempt;
+    // Recorded by the settle itself: in its commit, and not at all if the lease was lost.
+    const logged = { attempt: attemptOf(outcome, destination, this.#clock.now()) };
     if (outcome.kind === 'delivered') {
-      await ledger.complete({ eventId, owner, outcome: `http ${outcome.status}` });
+      await ledger.complete({ eventId, owner, outcome: `http ${outcome.status}`, ...logged });
       return { result: 'delivered' };
     }
     let reason = outcome.reason;
@@ -354,13 +451,13 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
       if (!next.giveUp) {
         const delayMs = Math.ceil(next.delayMs);
         const retryAt = this.#clock.now() + delayMs;
-        await ledger.release({ eventId, owner, outcome: reason, retryAt, ...ambiguous });
+        await ledger.release({ eventId, owner, outcome: reason, retryAt, ...ambiguous, ...logged });
         return { result: 'retry-scheduled', delayMs };
       }
       reason = `gave up after ${attempt.attempt} attempts: ${reason}`;
     }
     if (outcome.kind === 'disable' && destination) registry?.disable(destination.id, outcome.reason);
-    await ledger.fail({ eventId, owner, outcome: reason, ...ambiguous });
+    await ledger.fail({ eventId, owner, outcome: reason, ...ambiguous, ...logged });
     return { result: 'failed', reason };
   }
 
@@ -381,7 +478,7 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
     });
   }
 
-  async #ack(delivery: AnyDelivery, result: 'delivered' | 'already-settled'): Promise<void> {
+  async #ack(delivery: AnyDelivery, result: 'delivered' | 'already-settled' | 'parked'): Promise<void> {
     await delivery.ack();
     this.#events.emit('acked', { delivery, result });
   }
@@ -403,6 +500,13 @@ export class DeliveryWorker implements EventSource<DeliveryWorkerEvents> {
       if (!isQueueError(error, 'LEASE_LOST')) throw error;
     }
   }
+}
+
+function nonNegative(value: number | undefined, name: string): number | undefined {
+  if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
+  throw new QueueError('INVALID_ARGUMENT', `${name} must be a number of milliseconds ≥ 0`, {
+    details: { field: name },
+  });
 }
 
 function routedTo(destination: Destination | undefined): { destinationId?: string } {

@@ -6,6 +6,11 @@ export {
   type DeliveryWorkerOptions,
 } from './delivery-worker';
 export {
+  DEFAULT_DESTINATION_REFRESH_MS,
+  DEFAULT_RATE_LIMIT_WAIT_MS,
+  type DestinationDisabledEvent,
+} from './destination-policy';
+export {
   DELIVERY_WORKER_EVENT_NAMES,
   type DeliveryWorkerEvents,
   type WorkerReleaseCause,

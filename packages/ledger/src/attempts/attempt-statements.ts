@@ -1,0 +1,44 @@
+import { ATTEMPT_COLUMNS } from './attempt-row';
+
+/** Where the attempt log keeps its rows (migrations: SQLite 2, PostgreSQL 3). */
+export const ATTEMPTS_TABLE = 'ledger_attempts';
+
+/**
+ * The attempt log's statements in SQL both SQLite and PostgreSQL accept, `:name` parameters as in
+ * statements.ts. `attempts` and `events` are already quoted/qualified; `rowId` is the dialect's
+ * name for a row's physical id.
+ */
+export function attemptStatements(attempts: string, events: string, rowId: 'rowid' | 'ctid') {
+  const columns = ATTEMPT_COLUMNS.join(', ');
+  return {
+    /**
+     * Run right after the settle that returned the row, in its transaction. A claim number is
+     * settled once (the settle clears the lease), so a conflict can only be the same attempt
+     * recorded again; the first record stands rather than fail a settle that already happened.
+     */
+    insertAttempt:
+      `INSERT INTO ${attempts} (${columns}) VALUES (${ATTEMPT_COLUMNS.map((column) => `:${column}`).join(', ')}) ` +
+      'ON CONFLICT (event_id, attempt) DO NOTHING',
+    /** The primary key orders it: one event's attempts are one index range. */
+    listAttempts:
+      `SELECT ${columns} FROM ${attempts} WHERE event_id = :event_id AND attempt >= :from_attempt ` +
+      'ORDER BY attempt LIMIT :limit',
+    /**
+     * Retention by age, in batches like prune: each its own short transaction. The batch is named
+     * by physical row id (`rowId`: SQLite's rowid, PostgreSQL's ctid), so each delete goes
+     * straight to its rows; by primary key, PostgreSQL's generic plan joined the batch against a
+     * scan of the whole table, once per batch. Oldest first, so the batch is read from the
+     * started_at index whatever the plan guesses about the cutoff.
+     */
+    pruneAttemptsBatch:
+      `DELETE FROM ${attempts} WHERE ${rowId} IN ` +
+      `(SELECT ${rowId} FROM ${attempts} WHERE started_at < :cutoff ORDER BY started_at LIMIT :batch)`,
+    /** The terminal rows prune deletes, named, so their attempts go with them in the same transaction. */
+    pruneEventsReturning:
+      `DELETE FROM ${events} WHERE event_id IN ` +
+      `(SELECT event_id FROM ${events} WHERE state <> 'processing' AND updated_at < :cutoff LIMIT :batch) RETURNING event_id`,
+    deleteEventAttempts: `DELETE FROM ${attempts} WHERE event_id = :event_id`,
+  };
+}
+
+export type AttemptStatementKey = keyof ReturnType<typeof attemptStatements>;

@@ -1,0 +1,15 @@
+export {
+  type DestinationChange,
+  type DestinationState,
+  type DestinationStateStore,
+  type DisableRequest,
+  destinationStoreOf,
+  type LedgerWithDestinations,
+  type ListDestinationsRequest,
+  type ListParkedRequest,
+  MAX_PARKED_BODY_BYTES,
+  type ParkedCursor,
+  type ParkedEvent,
+  type ParkRequest,
+  type ParkResult,
+} from './destination-state';
