@@ -1,16 +1,10 @@
 import { once } from 'node:events';
-import { rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
-import type { Ledger } from '@queueport/ledger';
-import { openPostgresLedger } from '@queueport/ledger/postgres';
-import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { MemoryDriver } from '@queueport/memory';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   buildReconciliationReport,
   createWebhookSender,
@@ -20,6 +14,7 @@ import {
 } from '../src';
 import { destination, LOOPBACK_SSRF } from './helpers/fixtures';
 import { answer, closedPort, startServer, type TestServer } from './helpers/http-servers';
+import { ledgerStores } from './helpers/ledger-stores';
 
 /** For requests a receiver never answers in time: the sender gives up after this. */
 const SHORT_TIMEOUT_MS = 300;
@@ -152,44 +147,7 @@ describe('the sender tells "sent, no usable answer" from "never sent"', () => {
   });
 });
 
-const postgresUrl = inject('queueportServices').postgresUrl;
-
-type OpenedLedger = { ledger: Ledger; dispose: () => Promise<void> };
-
-const stores: [string, (clock: VirtualClock) => Promise<OpenedLedger>][] = [
-  [
-    'sqlite',
-    async (clock) => {
-      const filename = join(tmpdir(), `queueport-ambiguous-${crypto.randomUUID()}.sqlite`);
-      const ledger = await openSqliteLedger({ filename, clock });
-      return {
-        ledger,
-        dispose: async () => {
-          await ledger.close();
-          await Promise.all(['', '-wal', '-shm'].map((s) => rm(`${filename}${s}`, { force: true })));
-        },
-      };
-    },
-  ],
-  [
-    'postgres',
-    async (clock) => {
-      const schema = `webhook_ambiguous_${process.pid}_${crypto.randomUUID().slice(0, 8)}`;
-      const ledger = await openPostgresLedger({ connectionString: postgresUrl, schema, clock });
-      return {
-        ledger,
-        dispose: async () => {
-          await ledger.close();
-          const { default: pg } = await import('pg');
-          const client = new pg.Client({ connectionString: postgresUrl });
-          await client.connect();
-          await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-          await client.end();
-        },
-      };
-    },
-  ],
-];
+const stores = ledgerStores('ambiguous');
 
 describe.each(stores)(
   'the worker on a %s ledger records a request that left unanswered as ambiguous',

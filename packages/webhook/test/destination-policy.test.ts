@@ -1,14 +1,7 @@
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Clock } from '@queueport/core';
 import { isQueueError, Queue, systemClock } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
-import type { LedgerWithDestinations } from '@queueport/ledger';
-import { openPostgresLedger } from '@queueport/ledger/postgres';
-import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { MemoryDriver } from '@queueport/memory';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   assertDestination,
   createWebhookSender,
@@ -23,45 +16,9 @@ import {
 } from '../src';
 import { LOOPBACK_SSRF } from './helpers/fixtures';
 import { answer, startServer, type TestServer } from './helpers/http-servers';
+import { ledgerStores, type OpenedLedger } from './helpers/ledger-stores';
 
-const postgresUrl = inject('queueportServices').postgresUrl;
-
-type Opened = { ledger: LedgerWithDestinations; dispose: () => Promise<void> };
-
-const LEDGERS: [string, (clock: Clock) => Promise<Opened>][] = [
-  [
-    'sqlite',
-    async (clock) => {
-      const filename = join(tmpdir(), `queueport-dest-policy-${crypto.randomUUID()}.sqlite`);
-      const ledger = await openSqliteLedger({ filename, clock });
-      return {
-        ledger,
-        dispose: async () => {
-          await ledger.close();
-          await Promise.all(['', '-wal', '-shm'].map((s) => rm(`${filename}${s}`, { force: true })));
-        },
-      };
-    },
-  ],
-  [
-    'postgres',
-    async (clock) => {
-      const schema = `webhook_dest_${process.pid}_${crypto.randomUUID().slice(0, 8)}`;
-      const ledger = await openPostgresLedger({ connectionString: postgresUrl, schema, clock });
-      return {
-        ledger,
-        dispose: async () => {
-          await ledger.close();
-          const { default: pg } = await import('pg');
-          const client = new pg.Client({ connectionString: postgresUrl });
-          await client.connect();
-          await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-          await client.end();
-        },
-      };
-    },
-  ],
-];
+const LEDGERS = ledgerStores('dest_policy');
 
 /** A receiver that answers what `status` says, after `holdMs`, and keeps what it saw in order. */
 interface Receiver {
@@ -103,8 +60,8 @@ const envelopeOf = (eventId: string) => ({ event_id: eventId, type: 'order.place
 describe.each(LEDGERS)('per-destination policy, memory queue × %s ledger', (_name, open) => {
   let clock: VirtualClock;
   let queue: Queue;
-  let opened: Opened;
-  let ledger: LedgerWithDestinations;
+  let opened: OpenedLedger;
+  let ledger: OpenedLedger['ledger'];
   let sender: WebhookSender;
   let receiver: Receiver;
 
@@ -220,6 +177,105 @@ describe.each(LEDGERS)('per-destination policy, memory queue × %s ledger', (_na
     expect((await ledger.get(events[2]!))?.attempts).toBe(2);
     expect((await ledger.get(events[5]!))?.attempts).toBe(1);
     expect(disabled).toHaveLength(1);
+  });
+
+  describe('the attempt log on the park path', () => {
+    const attemptsOf = (eventId: string) => ledger.listAttempts({ eventId, limit: 10 });
+
+    it('records the 410 that disabled the destination, under its claim, beside the attempt that delivers it after the resume', async () => {
+      let gone = true;
+      receiver.status = () => (gone ? 410 : 200);
+      const w = worker({ id: 'acme', url: receiver.url });
+      const [eventId] = ids(1);
+      await publish([eventId!]);
+      expect(await drain(w)).toEqual([[eventId, 'parked']]);
+      expect(await attemptsOf(eventId!)).toEqual([
+        {
+          eventId,
+          attempt: 1,
+          startedAt: expect.any(Number),
+          durationMs: expect.any(Number),
+          // Not 'failed': a parked event is sent again once its destination is resumed.
+          outcome: 'retry',
+          statusCode: 410,
+          errorClass: 'http',
+          ambiguous: false,
+          responseSample: expect.anything(),
+          destinationId: 'acme',
+        },
+      ]);
+
+      gone = false;
+      await clock.advance(301_000);
+      await resumeDestination({ ledger, queue, destinationId: 'acme' });
+      expect(await drain(w)).toEqual([[eventId, 'delivered']]);
+      expect((await attemptsOf(eventId!)).map((a) => [a.attempt, a.outcome, a.statusCode])).toEqual([
+        [1, 'retry', 410],
+        [2, 'delivered', 200],
+      ]);
+    });
+
+    it('records the failure that crossed disableAfter, the one the park counted', async () => {
+      receiver.status = () => 503;
+      const w = worker({ id: 'acme', url: receiver.url, disableAfter: { consecutiveFailures: 2 } });
+      const [first, second] = ids(2);
+      await publish([first!, second!]);
+      expect(await drain(w)).toEqual([
+        [first, 'retry-scheduled'],
+        [second, 'parked'],
+      ]);
+      expect((await ledger.get(second!))?.attempts).toBe(1);
+      expect(await attemptsOf(second!)).toEqual([
+        expect.objectContaining({
+          eventId: second,
+          attempt: 1,
+          outcome: 'retry',
+          statusCode: 503,
+          errorClass: 'http',
+          destinationId: 'acme',
+        }),
+      ]);
+    });
+
+    it('records nothing for a park of a destination disabled already: no send, no attempt', async () => {
+      const w = worker({ id: 'acme', url: receiver.url });
+      await ledger.destinations.disable({ destinationId: 'acme', reason: 'by hand' });
+      const [eventId] = ids(1);
+      await publish([eventId!]);
+      expect(await drain(w)).toEqual([[eventId, 'parked']]);
+      expect(receiver.seen).toEqual([]);
+      expect(await attemptsOf(eventId!)).toEqual([]);
+    });
+
+    it('records nothing for a park the store refuses: the destination enabled, or the lease lost', async () => {
+      const eventId = 'evt_refused';
+      await ledger.claim({ eventId, payloadSha256: 'a'.repeat(64), owner: 'w1', leaseSeconds: 30 });
+      const park = {
+        eventId,
+        owner: 'w1',
+        destinationId: 'acme',
+        body: JSON.stringify(envelopeOf(eventId)),
+        attemptMade: true,
+        outcome: 'http 410',
+        attempt: { startedAt: clock.now(), durationMs: 12, statusCode: 410, errorClass: 'http' },
+      };
+      expect(await ledger.destinations.park(park)).toEqual({ status: 'enabled' });
+      await ledger.destinations.disable({ destinationId: 'acme', reason: 'by hand' });
+      const lost = await ledger.destinations.park({ ...park, owner: 'w2' }).catch((error: unknown) => error);
+      expect(isQueueError(lost, 'LEASE_LOST')).toBe(true);
+      // A claim un-counted has no number of its own to file an attempt under.
+      const unmade = await ledger.destinations
+        .park({ ...park, attemptMade: false })
+        .catch((error: unknown) => error);
+      expect(isQueueError(unmade, 'INVALID_ARGUMENT')).toBe(true);
+      expect((unmade as { details: { field: string } }).details.field).toBe('attempt');
+      expect(await attemptsOf(eventId)).toEqual([]);
+
+      expect((await ledger.destinations.park(park)).status).toBe('parked');
+      expect(await attemptsOf(eventId)).toEqual([
+        expect.objectContaining({ attempt: 1, outcome: 'retry', statusCode: 410, durationMs: 12 }),
+      ]);
+    });
   });
 
   it("waits for the queue's dedupe window before republishing an event parked within it", async () => {

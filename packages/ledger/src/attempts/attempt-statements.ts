@@ -11,14 +11,7 @@ export const ATTEMPTS_TABLE = 'ledger_attempts';
 export function attemptStatements(attempts: string, events: string, rowId: 'rowid' | 'ctid') {
   const columns = ATTEMPT_COLUMNS.join(', ');
   return {
-    /**
-     * Run right after the settle that returned the row, in its transaction. A claim number is
-     * settled once (the settle clears the lease), so a conflict can only be the same attempt
-     * recorded again; the first record stands rather than fail a settle that already happened.
-     */
-    insertAttempt:
-      `INSERT INTO ${attempts} (${columns}) VALUES (${ATTEMPT_COLUMNS.map((column) => `:${column}`).join(', ')}) ` +
-      'ON CONFLICT (event_id, attempt) DO NOTHING',
+    insertAttempt: insertAttemptStatement(attempts),
     /** The primary key orders it: one event's attempts are one index range. */
     listAttempts:
       `SELECT ${columns} FROM ${attempts} WHERE event_id = :event_id AND attempt >= :from_attempt ` +
@@ -39,6 +32,19 @@ export function attemptStatements(attempts: string, events: string, rowId: 'rowi
       `(SELECT event_id FROM ${events} WHERE state <> 'processing' AND updated_at < :cutoff LIMIT :batch) RETURNING event_id`,
     deleteEventAttempts: `DELETE FROM ${attempts} WHERE event_id = :event_id`,
   };
+}
+
+/**
+ * Run right after the settle (or park) that returned the row, in its transaction. A claim number
+ * is ended once (both clear the lease), so a conflict can only be the same attempt recorded
+ * again; the first record stands rather than fail a settle that already happened. Its own
+ * function because the destination store records a park's attempt with it too.
+ */
+export function insertAttemptStatement(attempts: string): string {
+  return (
+    `INSERT INTO ${attempts} (${ATTEMPT_COLUMNS.join(', ')}) ` +
+    `VALUES (${ATTEMPT_COLUMNS.map((column) => `:${column}`).join(', ')}) ON CONFLICT (event_id, attempt) DO NOTHING`
+  );
 }
 
 export type AttemptStatementKey = keyof ReturnType<typeof attemptStatements>;

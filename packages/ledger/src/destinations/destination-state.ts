@@ -1,3 +1,4 @@
+import type { AttemptInput } from '../attempts/attempt-record';
 import type { Ledger, LedgerRecord, LedgerState } from '../ledger';
 
 /**
@@ -56,6 +57,13 @@ export interface ParkRequest {
   outcome?: string;
   /** As a settle's: the attempt may have reached the receiver without a usable answer. */
   ambiguous?: boolean;
+  /**
+   * The attempt, for the attempt log, as a settle's `attempt` is: written in the park's own
+   * transaction, under the claim's number, and not at all when the park is refused. Only with
+   * `attemptMade`: a park that un-counts the claim made no attempt to record. Its outcome in the
+   * log is `retry`, since a parked event is sent again once its destination is resumed.
+   */
+  attempt?: AttemptInput;
 }
 
 export type ParkResult =
@@ -116,9 +124,10 @@ export interface DestinationStateStore {
   enable(destinationId: string): Promise<DestinationChange>;
   /**
    * One transaction: while the destination is disabled, gives the claim's lease back (the
-   * attempt un-counted unless `attemptMade`), records "parked: destination <id> disabled", and
-   * keeps the body. Parking an event that is parked already keeps its place in the due order.
-   * Throws LEASE_LOST when `owner` no longer holds the lease.
+   * attempt un-counted unless `attemptMade`), records "parked: destination <id> disabled",
+   * keeps the body, and adds `attempt` to the attempt log. Parking an event that is parked
+   * already keeps its place in the due order. Throws LEASE_LOST when `owner` no longer holds
+   * the lease, and then writes nothing.
    */
   park(request: ParkRequest): Promise<ParkResult>;
   /** The parked events of one destination in due order (due time, then event id), a page at a time. */

@@ -1,6 +1,6 @@
+import { ATTEMPTS_TABLE, insertAttemptStatement } from '../attempts/attempt-statements';
 import { LEDGER_COLUMNS } from '../record';
 import { SETTLE_GUARD_SQL } from '../settlement';
-import type { DestinationState, ParkedEvent } from './destination-state';
 import { DESTINATIONS_TABLE, PARKED_EVENTS_TABLE, siblingTable } from './migrations';
 
 /**
@@ -43,6 +43,8 @@ export function destinationStatements(ledgerTable: string) {
       'VALUES (:event_id, :destination_id, :due_at, :now, 1, :body) ' +
       'ON CONFLICT (event_id) DO UPDATE SET destination_id = excluded.destination_id, ' +
       'parked_at = excluded.parked_at, park_count = p.park_count + 1, body = excluded.body',
+    /** The attempt log's own insert, so a park's attempt is a row like a settle's. */
+    parkAttempt: insertAttemptStatement(siblingTable(ledgerTable, ATTEMPTS_TABLE)),
     listParked: `SELECT ${parkedColumns} FROM ${parkedFrom} WHERE p.destination_id = :destination_id ORDER BY p.due_at, p.event_id LIMIT :limit`,
     listParkedAfter:
       `SELECT ${parkedColumns} FROM ${parkedFrom} WHERE p.destination_id = :destination_id ` +
@@ -52,54 +54,3 @@ export function destinationStatements(ledgerTable: string) {
 }
 
 export type DestinationStatementKey = keyof ReturnType<typeof destinationStatements>;
-
-/** A state row as either driver returns it (SQLite: integers and 0/1; PostgreSQL: BIGINT strings). */
-export interface DestinationRow {
-  destination_id: string;
-  disabled: boolean | number;
-  reason: string | null;
-  disabled_at: number | string | null;
-  enabled_at: number | string | null;
-  updated_at: number | string;
-  parked: number | string;
-}
-
-export interface ParkedRow {
-  event_id: string;
-  destination_id: string;
-  due_at: number | string;
-  parked_at: number | string;
-  park_count: number | string;
-  body: string;
-  ledger_state: string | null;
-}
-
-export function stateFromRow(row: DestinationRow): DestinationState {
-  return {
-    destinationId: row.destination_id,
-    disabled: row.disabled === true || row.disabled === 1,
-    reason: row.reason,
-    disabledAt: row.disabled_at === null ? null : Number(row.disabled_at),
-    enabledAt: row.enabled_at === null ? null : Number(row.enabled_at),
-    updatedAt: Number(row.updated_at),
-    parked: Number(row.parked),
-  };
-}
-
-export function parkedFromRow(row: ParkedRow): ParkedEvent {
-  return {
-    eventId: row.event_id,
-    destinationId: row.destination_id,
-    dueAt: Number(row.due_at),
-    parkedAt: Number(row.parked_at),
-    parkCount: Number(row.park_count),
-    body: row.body,
-    ledgerState: row.ledger_state as ParkedEvent['ledgerState'],
-  };
-}
-
-/** The note a park leaves as the row's outcome (after the attempt's own, when one was made). */
-export function parkedOutcome(destinationId: string, attemptOutcome: string | undefined): string {
-  const note = `parked: destination ${destinationId} disabled`;
-  return attemptOutcome ? `${attemptOutcome}; ${note}` : note;
-}

@@ -38,16 +38,24 @@ export function checkDisable(request: DisableRequest): void {
 
 export function checkPark(request: ParkRequest): void {
   checkRequest(request, 'park');
-  // The lease rules are a settle's: the same owner, outcome and ambiguity checks.
+  // The lease rules are a settle's: the same owner, outcome, ambiguity and attempt checks.
   checkSettle({
     eventId: request.eventId,
     owner: request.owner,
     outcome: request.outcome ?? '',
     ...(request.ambiguous === undefined ? {} : { ambiguous: request.ambiguous }),
+    ...(request.attempt === undefined ? {} : { attempt: request.attempt }),
   });
   checkDestinationId(request.destinationId);
   if (request.attemptMade !== undefined && typeof request.attemptMade !== 'boolean') {
     throw invalidArgument('attemptMade must be a boolean when given', { field: 'attemptMade' });
+  }
+  if (request.attempt !== undefined && request.attemptMade !== true) {
+    // Un-counted, the claim's number is the previous claim's: the attempt would be filed under it.
+    throw invalidArgument('attempt goes with attemptMade: a park that made no attempt records none', {
+      event_id: request.eventId,
+      field: 'attempt',
+    });
   }
   if (typeof request.body !== 'string' || request.body.length === 0) {
     throw invalidArgument('body must be the envelope body, a non-empty string', { field: 'body' });

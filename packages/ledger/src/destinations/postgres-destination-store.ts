@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Clock, QueueError } from '@queueport/core';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { leaseLost, ledgerClosed } from '../errors';
-import { type LedgerRow, recordFromRow, type SqlValue } from '../record';
+import { ledgerClosed } from '../errors';
+import type { LedgerRow } from '../record';
 import { bindValues, type CompiledSql, compileNamed } from '../sql';
 import { LEDGER_TABLE } from '../statements';
-import { outcomeOf } from '../validation';
 import type {
   DestinationChange,
   DestinationState,
@@ -17,23 +16,23 @@ import type {
   ParkRequest,
   ParkResult,
 } from './destination-state';
+import { type DestinationStatementKey, destinationStatements } from './destination-statements';
 import {
   type DestinationRow,
-  type DestinationStatementKey,
-  destinationStatements,
+  disableCall,
+  enableCall,
+  listCall,
+  listParkedCall,
+  type ParkCalls,
   type ParkedRow,
+  parkCalls,
   parkedFromRow,
-  parkedOutcome,
+  type StateChangeCall,
+  type StatementCall,
+  stateCall,
   stateFromRow,
-} from './destination-statements';
-import {
-  checkDestinationId,
-  checkDisable,
-  checkListDestinations,
-  checkListParked,
-  checkPark,
-  checkUnpark,
-} from './destination-validation';
+} from './destination-store-calls';
+import { checkDestinationId, checkUnpark } from './destination-validation';
 import { PARKED_EVENTS_TABLE } from './migrations';
 
 type Queryable = Pick<PoolClient, 'query'>;
@@ -93,55 +92,35 @@ export class PostgresDestinationStore implements DestinationStateStore {
   }
 
   async list(request: ListDestinationsRequest = {}): Promise<DestinationState[]> {
-    const { limit, after } = checkListDestinations(request);
+    const call = listCall(request);
     return this.#guard(async () =>
-      (
-        await this.#rows<DestinationRow>(this.#seams.pool, after === undefined ? 'list' : 'listAfter', {
-          limit,
-          after: after ?? null,
-        })
-      ).map(stateFromRow),
+      (await this.#rows<DestinationRow>(this.#seams.pool, call)).map(stateFromRow),
     );
   }
 
   async disabledIds(): Promise<string[]> {
     return this.#guard(async () =>
-      (await this.#rows<{ destination_id: string }>(this.#seams.pool, 'disabledIds', {})).map(
-        (row) => row.destination_id,
-      ),
+      (
+        await this.#rows<{ destination_id: string }>(this.#seams.pool, { key: 'disabledIds', params: {} })
+      ).map((row) => row.destination_id),
     );
   }
 
   async disable(request: DisableRequest): Promise<DestinationChange> {
-    checkDisable(request);
-    return this.#guard(async () => {
-      const params = {
-        destination_id: request.destinationId,
-        reason: outcomeOf(request.reason),
-        yes: true,
-        now: this.#seams.clock.now(),
-      };
-      const changed = (await this.#rows(this.#seams.pool, 'disable', params)).length > 0;
-      return { changed, state: await this.#state(this.#seams.pool, request.destinationId) };
-    });
+    return this.#change(disableCall(request));
   }
 
   async enable(destinationId: string): Promise<DestinationChange> {
-    checkDestinationId(destinationId);
-    return this.#guard(async () => {
-      const params = { destination_id: destinationId, no: false, now: this.#seams.clock.now() };
-      const changed = (await this.#rows(this.#seams.pool, 'enable', params)).length > 0;
-      return { changed, state: await this.#state(this.#seams.pool, destinationId) };
-    });
+    return this.#change(enableCall(destinationId));
   }
 
   async park(request: ParkRequest): Promise<ParkResult> {
-    checkPark(request);
+    const calls = parkCalls(request);
     return this.#guard(() =>
       this.#seams.withClient(this.#seams.pool, async (client, breakClient) => {
         await client.query('BEGIN');
         try {
-          const result = await this.#parkIn(client, request);
+          const result = await this.#parkIn(client, request.destinationId, calls);
           await client.query(result.status === 'parked' ? 'COMMIT' : 'ROLLBACK');
           return result;
         } catch (error) {
@@ -153,22 +132,8 @@ export class PostgresDestinationStore implements DestinationStateStore {
   }
 
   async listParked(request: ListParkedRequest): Promise<ParkedEvent[]> {
-    checkListParked(request);
-    const { after } = request;
-    return this.#guard(async () =>
-      (
-        await this.#rows<ParkedRow>(
-          this.#seams.pool,
-          after === undefined ? 'listParked' : 'listParkedAfter',
-          {
-            destination_id: request.destinationId,
-            limit: request.limit,
-            after_due_at: after?.dueAt ?? null,
-            after_event_id: after?.eventId ?? null,
-          },
-        )
-      ).map(parkedFromRow),
-    );
+    const call = listParkedCall(request);
+    return this.#guard(async () => (await this.#rows<ParkedRow>(this.#seams.pool, call)).map(parkedFromRow));
   }
 
   async unpark(entries: readonly Pick<ParkedEvent, 'eventId' | 'parkCount'>[]): Promise<number> {
@@ -183,44 +148,33 @@ export class PostgresDestinationStore implements DestinationStateStore {
     });
   }
 
-  async #parkIn(client: PoolClient, request: ParkRequest): Promise<ParkResult> {
+  async #parkIn(client: PoolClient, destinationId: string, calls: ParkCalls): Promise<ParkResult> {
     const locked = await client.query<{ disabled: boolean }>({
       name: this.#lockState.name,
       text: this.#lockState.text,
-      values: bindValues(this.#lockState, { destination_id: request.destinationId }),
+      values: bindValues(this.#lockState, { destination_id: destinationId }),
     });
     if (locked.rows[0]?.disabled !== true) return { status: 'enabled' };
     const now = this.#seams.clock.now();
-    const [row] = await this.#rows<LedgerRow>(client, 'parkLedgerRow', {
-      event_id: request.eventId,
-      owner: request.owner,
-      uncount: request.attemptMade === true ? 0 : 1,
-      last_outcome: outcomeOf(parkedOutcome(request.destinationId, request.outcome)),
-      ambiguous: request.ambiguous === true,
-      now,
+    const [row] = await this.#rows<LedgerRow>(client, calls.ledgerRow(now));
+    const { writes, result } = calls.afterLedgerRow(row, now);
+    for (const write of writes) await this.#rows(client, write);
+    return result;
+  }
+
+  async #change(change: StateChangeCall): Promise<DestinationChange> {
+    return this.#guard(async () => {
+      const changed = (await this.#rows(this.#seams.pool, change.at(this.#seams.clock.now()))).length > 0;
+      return { changed, state: await this.#state(this.#seams.pool, change.destinationId) };
     });
-    if (!row) throw leaseLost(request.eventId);
-    const record = recordFromRow(row);
-    await this.#rows(client, 'parkBody', {
-      event_id: request.eventId,
-      destination_id: request.destinationId,
-      due_at: record.createdAt,
-      now,
-      body: request.body,
-    });
-    return { status: 'parked', record };
   }
 
   async #state(db: Queryable, destinationId: string): Promise<DestinationState | undefined> {
-    const [row] = await this.#rows<DestinationRow>(db, 'get', { destination_id: destinationId });
+    const [row] = await this.#rows<DestinationRow>(db, stateCall(destinationId));
     return row && stateFromRow(row);
   }
 
-  async #rows<R extends QueryResultRow>(
-    db: Queryable,
-    key: DestinationStatementKey,
-    params: Readonly<Record<string, SqlValue>>,
-  ): Promise<R[]> {
+  async #rows<R extends QueryResultRow>(db: Queryable, { key, params }: StatementCall): Promise<R[]> {
     const statement = this.#statements[key];
     const answer = await db.query<R>({
       name: statement.name,

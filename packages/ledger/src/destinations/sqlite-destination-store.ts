@@ -1,10 +1,9 @@
 import type { Clock, QueueError } from '@queueport/core';
 import type Database from 'better-sqlite3';
-import { leaseLost, ledgerClosed } from '../errors';
-import { type LedgerRow, recordFromRow, type SqlValue } from '../record';
+import { ledgerClosed } from '../errors';
+import type { LedgerRow, SqlValue } from '../record';
 import { bindValues, type CompiledSql, compileNamed } from '../sql';
 import { LEDGER_TABLE } from '../statements';
-import { outcomeOf } from '../validation';
 import type {
   DestinationChange,
   DestinationState,
@@ -16,23 +15,22 @@ import type {
   ParkRequest,
   ParkResult,
 } from './destination-state';
+import { type DestinationStatementKey, destinationStatements } from './destination-statements';
 import {
   type DestinationRow,
-  type DestinationStatementKey,
-  destinationStatements,
+  disableCall,
+  enableCall,
+  listCall,
+  listParkedCall,
   type ParkedRow,
+  parkCalls,
   parkedFromRow,
-  parkedOutcome,
+  type StateChangeCall,
+  type StatementCall,
+  stateCall,
   stateFromRow,
-} from './destination-statements';
-import {
-  checkDestinationId,
-  checkDisable,
-  checkListDestinations,
-  checkListParked,
-  checkPark,
-  checkUnpark,
-} from './destination-validation';
+} from './destination-store-calls';
+import { checkDestinationId, checkUnpark } from './destination-validation';
 
 export interface SqliteDestinationStoreSeams {
   db: Database.Database;
@@ -64,100 +62,48 @@ export class SqliteDestinationStore implements DestinationStateStore {
   }
 
   async list(request: ListDestinationsRequest = {}): Promise<DestinationState[]> {
-    const { limit, after } = checkListDestinations(request);
-    return this.#guard(() =>
-      (
-        this.#all(after === undefined ? 'list' : 'listAfter', {
-          limit,
-          after: after ?? null,
-        }) as DestinationRow[]
-      ).map(stateFromRow),
-    );
+    const call = listCall(request);
+    return this.#guard(() => (this.#all(call) as DestinationRow[]).map(stateFromRow));
   }
 
   async disabledIds(): Promise<string[]> {
     return this.#guard(() =>
-      (this.#all('disabledIds', {}) as { destination_id: string }[]).map((r) => r.destination_id),
+      (this.#all({ key: 'disabledIds', params: {} }) as { destination_id: string }[]).map(
+        (row) => row.destination_id,
+      ),
     );
   }
 
   async disable(request: DisableRequest): Promise<DestinationChange> {
-    checkDisable(request);
-    return this.#guard(() =>
-      this.#seams.db
-        .transaction(() => {
-          const params = {
-            destination_id: request.destinationId,
-            reason: outcomeOf(request.reason),
-            yes: true,
-            now: this.#seams.clock.now(),
-          };
-          const changed = this.#get('disable', params) !== undefined;
-          return { changed, state: this.#state(request.destinationId) };
-        })
-        .immediate(),
-    );
+    return this.#change(disableCall(request));
   }
 
   async enable(destinationId: string): Promise<DestinationChange> {
-    checkDestinationId(destinationId);
-    return this.#guard(() =>
-      this.#seams.db
-        .transaction(() => {
-          const params = { destination_id: destinationId, no: false, now: this.#seams.clock.now() };
-          const changed = this.#get('enable', params) !== undefined;
-          return { changed, state: this.#state(destinationId) };
-        })
-        .immediate(),
-    );
+    return this.#change(enableCall(destinationId));
   }
 
   async park(request: ParkRequest): Promise<ParkResult> {
-    checkPark(request);
+    const calls = parkCalls(request);
     return this.#guard(() =>
       this.#seams.db
         .transaction((): ParkResult => {
-          const flag = this.#get('isDisabled', { destination_id: request.destinationId }) as
+          const flag = this.#get({ key: 'isDisabled', params: { destination_id: request.destinationId } }) as
             | { disabled: number }
             | undefined;
           if (flag?.disabled !== 1) return { status: 'enabled' };
           const now = this.#seams.clock.now();
-          const row = this.#get('parkLedgerRow', {
-            event_id: request.eventId,
-            owner: request.owner,
-            uncount: request.attemptMade === true ? 0 : 1,
-            last_outcome: outcomeOf(parkedOutcome(request.destinationId, request.outcome)),
-            ambiguous: request.ambiguous === true,
-            now,
-          }) as LedgerRow | undefined;
-          if (!row) throw leaseLost(request.eventId);
-          const record = recordFromRow(row);
-          this.#run('parkBody', {
-            event_id: request.eventId,
-            destination_id: request.destinationId,
-            due_at: record.createdAt,
-            now,
-            body: request.body,
-          });
-          return { status: 'parked', record };
+          const row = this.#get(calls.ledgerRow(now)) as LedgerRow | undefined;
+          const { writes, result } = calls.afterLedgerRow(row, now);
+          for (const write of writes) this.#run(write);
+          return result;
         })
         .immediate(),
     );
   }
 
   async listParked(request: ListParkedRequest): Promise<ParkedEvent[]> {
-    checkListParked(request);
-    const { after } = request;
-    return this.#guard(() =>
-      (
-        this.#all(after === undefined ? 'listParked' : 'listParkedAfter', {
-          destination_id: request.destinationId,
-          limit: request.limit,
-          after_due_at: after?.dueAt ?? null,
-          after_event_id: after?.eventId ?? null,
-        }) as ParkedRow[]
-      ).map(parkedFromRow),
-    );
+    const call = listParkedCall(request);
+    return this.#guard(() => (this.#all(call) as ParkedRow[]).map(parkedFromRow));
   }
 
   async unpark(entries: readonly Pick<ParkedEvent, 'eventId' | 'parkCount'>[]): Promise<number> {
@@ -168,7 +114,8 @@ export class SqliteDestinationStore implements DestinationStateStore {
         .transaction(() =>
           entries.reduce(
             (total, entry) =>
-              total + this.#run('unpark', { event_id: entry.eventId, park_count: entry.parkCount }),
+              total +
+              this.#run({ key: 'unpark', params: { event_id: entry.eventId, park_count: entry.parkCount } }),
             0,
           ),
         )
@@ -176,8 +123,19 @@ export class SqliteDestinationStore implements DestinationStateStore {
     );
   }
 
+  #change(change: StateChangeCall): DestinationChange {
+    return this.#guard(() =>
+      this.#seams.db
+        .transaction(() => {
+          const changed = this.#get(change.at(this.#seams.clock.now())) !== undefined;
+          return { changed, state: this.#state(change.destinationId) };
+        })
+        .immediate(),
+    );
+  }
+
   #state(destinationId: string): DestinationState | undefined {
-    const row = this.#get('get', { destination_id: destinationId }) as DestinationRow | undefined;
+    const row = this.#get(stateCall(destinationId)) as DestinationRow | undefined;
     return row && stateFromRow(row);
   }
 
@@ -192,17 +150,17 @@ export class SqliteDestinationStore implements DestinationStateStore {
     return this.#statements[key];
   }
 
-  #get(key: DestinationStatementKey, params: Readonly<Record<string, SqlValue>>): unknown {
+  #get({ key, params }: StatementCall): unknown {
     const { compiled, prepared } = this.#statement(key);
     return prepared.get(...sqliteValues(bindValues(compiled, params)));
   }
 
-  #all(key: DestinationStatementKey, params: Readonly<Record<string, SqlValue>>): unknown[] {
+  #all({ key, params }: StatementCall): unknown[] {
     const { compiled, prepared } = this.#statement(key);
     return prepared.all(...sqliteValues(bindValues(compiled, params)));
   }
 
-  #run(key: DestinationStatementKey, params: Readonly<Record<string, SqlValue>>): number {
+  #run({ key, params }: StatementCall): number {
     const { compiled, prepared } = this.#statement(key);
     return prepared.run(...sqliteValues(bindValues(compiled, params))).changes;
   }

@@ -1,7 +1,8 @@
 import { type AnyDelivery, type Clock, isQueueError } from '@queueport/core';
-import type { DestinationStateStore, Ledger } from '@queueport/ledger';
+import type { DestinationStateStore, Ledger, ParkRequest } from '@queueport/ledger';
 import type { DestinationRegistry } from '../../destinations';
 import type { DeliveryOutcome, Destination } from '../../sender-types';
+import { attemptOf } from '../attempt-record';
 import { ConcurrencyGate } from './concurrency-gate';
 import { FailureTracker } from './failure-tracker';
 import { RateLimiter } from './rate-limiter';
@@ -145,12 +146,14 @@ export class DestinationPolicy {
       attemptMade: true,
       outcome: outcome.reason,
       ...(outcome.kind === 'retry' && outcome.ambiguous ? { ambiguous: true } : {}),
+      // The park ends this claim as a settle would, so it records the send in the attempt log.
+      attempt: attemptOf(outcome, destination, now),
     });
   }
 
   async #park(
     { delivery, destination, owner }: ClaimedEvent,
-    attempt: { attemptMade?: boolean; outcome?: string; ambiguous?: boolean },
+    send: Pick<ParkRequest, 'attemptMade' | 'outcome' | 'ambiguous' | 'attempt'>,
   ): Promise<Taken | undefined> {
     const { store, ledger } = this.#options;
     const eventId = delivery.envelope.event_id;
@@ -160,7 +163,7 @@ export class DestinationPolicy {
         owner,
         destinationId: destination.id,
         body: delivery.body,
-        ...attempt,
+        ...send,
       });
       if (result.status === 'parked') return { kind: 'parked' };
       // Enabled since this worker last read the state: send it.
@@ -172,7 +175,15 @@ export class DestinationPolicy {
       // Past what the ledger keeps: failed, and given up to the dead letters where the provider
       // has them (a redrive brings it back once the destination is enabled).
       const reason = `destination ${destination.id} is disabled and the event is too large to park`;
-      await ledger.fail({ eventId, owner, outcome: reason });
+      // The send, if one was made, is still this claim's attempt: the fail records it instead.
+      const { ambiguous, attempt } = send;
+      await ledger.fail({
+        eventId,
+        owner,
+        outcome: reason,
+        ...(ambiguous ? { ambiguous } : {}),
+        ...(attempt ? { attempt } : {}),
+      });
       return { kind: 'failed', reason };
     }
   }
