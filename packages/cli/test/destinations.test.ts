@@ -1,12 +1,15 @@
 import { Queue } from '@queueport/core';
+import type { LedgerWithDestinations } from '@queueport/ledger';
+import { openPostgresLedger } from '@queueport/ledger/postgres';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { memoryAdapter } from '@queueport/memory';
 import { createWebhookSender, type DeliveryResult, DeliveryWorker } from '@queueport/webhook';
 import { type ReferenceReceiver, startReferenceReceiver } from '@queueport/webhook/reference-receiver';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../src/exit-codes';
 import { main } from '../src/main';
 import type { CommandReport } from '../src/report/report-types';
+import { freshDatabase } from './support/postgres-database';
 import { tempDir, testIo, uniqueQueue } from './support/test-io';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -15,27 +18,63 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function run(argv: string[], cwd: string) {
-  const io = testIo({ cwd });
-  const code = await main([...argv, '--json'], io);
-  return { code, report: JSON.parse(io.out()) as CommandReport, stderr: io.err() };
+/** A ledger as the configuration names it, and the same ledger as the application's worker opens it. */
+interface ConfiguredLedger {
+  /** The configuration's `ledger`. */
+  config: object;
+  /** The environment the CLI runs in, for what `config` names there. */
+  env: Record<string, string>;
+  open(): Promise<LedgerWithDestinations>;
 }
 
+/** Makes a ledger for a project, `file` naming a file in its folder. */
+type LedgerSetup = (file: (name: string) => string) => Promise<ConfiguredLedger>;
+
+const LEDGERS: [string, LedgerSetup][] = [
+  [
+    'SQLite',
+    async (file) => ({
+      config: { sqlite: 'ledger.db' },
+      env: {},
+      open: () => openSqliteLedger({ filename: file('ledger.db') }),
+    }),
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const database = await freshDatabase(inject('queueportServices').postgresUrl);
+      cleanup.push(database.drop);
+      return {
+        config: { postgresUrlEnv: 'QUEUEPORT_LEDGER_URL' },
+        env: { QUEUEPORT_LEDGER_URL: database.url },
+        open: () => openPostgresLedger({ connectionString: database.url }),
+      };
+    },
+  ],
+];
+
 /**
- * A project whose configuration names a memory:// queue and a SQLite ledger, and a delivery
- * worker of the application's on the same queue and ledger file, delivering to a receiver.
+ * A project whose configuration names a memory:// queue and the ledger, and a delivery worker of
+ * the application's on the same queue and ledger, delivering to a receiver. `run` runs the CLI
+ * in the project, `--json`.
  */
-async function world(queueOptions = 'dedupe=none') {
+async function world(setup: LedgerSetup, queueOptions = 'dedupe=none') {
   const url = `memory://${uniqueQueue('dest')}?${queueOptions}`;
-  const dir = await tempDir({
-    'queueport.config.json': { providers: { orders: { url } }, ledger: { sqlite: 'ledger.db' } },
-  });
+  const dir = await tempDir();
   cleanup.push(dir.remove);
+  const store = await setup(dir.file);
+  await dir.write('queueport.config.json', { providers: { orders: { url } }, ledger: store.config });
+  const io = () => testIo({ cwd: dir.dir, env: store.env });
+  const run = async (argv: string[]) => {
+    const captured = io();
+    const code = await main([...argv, '--json'], captured);
+    return { code, report: JSON.parse(captured.out()) as CommandReport, stderr: captured.err() };
+  };
   const receiver: ReferenceReceiver = await startReferenceReceiver({ mode: 'idempotent' });
   cleanup.push(() => receiver.close());
   const queue = new Queue(await memoryAdapter.open(new URL(url), {}));
   cleanup.push(() => queue.close());
-  const ledger = await openSqliteLedger({ filename: dir.file('ledger.db') });
+  const ledger = await store.open();
   cleanup.push(() => ledger.close());
   const sender = createWebhookSender({
     ssrf: { allowHttp: true, allowLoopback: true },
@@ -60,13 +99,13 @@ async function world(queueOptions = 'dedupe=none') {
     for (const id of ids)
       await queue.publish({ envelope: { event_id: id, type: 'order.placed', payload: { id } } });
   };
-  return { dir, receiver, queue, ledger, drain, publish };
+  return { io, run, receiver, drain, publish };
 }
 
-describe('queueport destinations', () => {
+describe.each(LEDGERS)('queueport destinations, ledger on %s', (_store, setup) => {
   it('disable parks what the workers take; list shows it; enable resumes every parked event, delivered once', async () => {
-    const w = await world();
-    const disabled = await run(['destinations', 'disable', 'acme', '--reason', 'maintenance'], w.dir.dir);
+    const w = await world(setup);
+    const disabled = await w.run(['destinations', 'disable', 'acme', '--reason', 'maintenance']);
     expect(disabled.code).toBe(EXIT.ok);
     expect(disabled.report.checks).toEqual([
       expect.objectContaining({
@@ -78,7 +117,7 @@ describe('queueport destinations', () => {
     expect(disabled.report.rows).toEqual([
       expect.objectContaining({ destination: 'acme', state: 'disabled', reason: 'maintenance', parked: 0 }),
     ]);
-    expect((await run(['destinations', 'disable', 'acme'], w.dir.dir)).report.checks[0]?.detail).toBe(
+    expect((await w.run(['destinations', 'disable', 'acme'])).report.checks[0]?.detail).toBe(
       'already disabled',
     );
 
@@ -87,18 +126,18 @@ describe('queueport destinations', () => {
     expect(await w.drain()).toEqual(['parked', 'parked', 'parked']);
     expect(w.receiver.requests()).toBe(0);
 
-    const listed = await run(['destinations', 'list'], w.dir.dir);
+    const listed = await w.run(['destinations', 'list']);
     expect(listed.code).toBe(EXIT.ok);
     expect(listed.report.summary).toEqual({ destinations: 1, disabled: 1, parked: 3 });
     expect(listed.report.rows).toEqual([
       expect.objectContaining({ destination: 'acme', state: 'disabled', reason: 'maintenance', parked: 3 }),
     ]);
-    const human = testIo({ cwd: w.dir.dir });
+    const human = w.io();
     expect(await main(['destinations', 'list'], human)).toBe(EXIT.ok);
     expect(human.out()).toMatch(/destination\s+acme[\s\S]*state\s+disabled[\s\S]*reason\s+maintenance/);
 
     // One provider configured: it is where the events go back.
-    const enabled = await run(['destinations', 'enable', 'acme'], w.dir.dir);
+    const enabled = await w.run(['destinations', 'enable', 'acme']);
     expect(enabled.code).toBe(EXIT.ok);
     expect(enabled.report.summary).toMatchObject({
       destination: 'acme',
@@ -109,25 +148,30 @@ describe('queueport destinations', () => {
     });
     expect(await w.drain()).toEqual(['delivered', 'delivered', 'delivered']);
     for (const id of ids) expect(w.receiver.effectCount(id), id).toBe(1);
-    expect((await run(['destinations', 'list'], w.dir.dir)).report.rows).toEqual([
+    expect((await w.run(['destinations', 'list'])).report.rows).toEqual([
       expect.objectContaining({ destination: 'acme', state: 'enabled', parked: 0 }),
     ]);
     // Enabling again finds nothing to do.
-    expect((await run(['destinations', 'enable', 'acme'], w.dir.dir)).report.summary).toMatchObject({
+    expect((await w.run(['destinations', 'enable', 'acme'])).report.summary).toMatchObject({
       republished: 0,
       'still parked': 0,
     });
   });
 
   it("fails the check while events wait for the queue's dedupe window, and says when to run it again", async () => {
-    const w = await world('dedupe=window:300');
-    await run(['destinations', 'disable', 'acme'], w.dir.dir);
+    const w = await world(setup, 'dedupe=window:300');
+    await w.run(['destinations', 'disable', 'acme']);
     await w.publish(['order_1:placed']);
     expect(await w.drain()).toEqual(['parked']);
-    const enabled = await run(
-      ['destinations', 'enable', 'acme', '--provider', 'orders', '--max-wait-ms', '0'],
-      w.dir.dir,
-    );
+    const enabled = await w.run([
+      'destinations',
+      'enable',
+      'acme',
+      '--provider',
+      'orders',
+      '--max-wait-ms',
+      '0',
+    ]);
     expect(enabled.code).toBe(EXIT.failed);
     expect(enabled.report.checks[0]).toMatchObject({
       status: 'failed',
@@ -136,11 +180,13 @@ describe('queueport destinations', () => {
     expect(enabled.report.notes?.join('\n')).toMatch(/dedupe window .* Run enable again after/);
     expect(await w.drain()).toEqual([]);
     // Enabled meanwhile: the list points at the unfinished resume.
-    const listed = await run(['destinations', 'list'], w.dir.dir);
+    const listed = await w.run(['destinations', 'list']);
     expect(listed.report.rows).toEqual([expect.objectContaining({ state: 'enabled', parked: 1 })]);
     expect(listed.report.notes?.join('\n')).toMatch(/Enabled with events still parked.*acme/);
   });
+});
 
+describe('queueport destinations', () => {
   it('refuses what it cannot do as asked, as a usage or configuration error', async () => {
     const dir = await tempDir({
       'queueport.config.json': {

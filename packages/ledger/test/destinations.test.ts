@@ -11,10 +11,8 @@ import {
 } from '@queueport/ledger';
 import { openPostgresLedger } from '@queueport/ledger/postgres';
 import { openSqliteLedger } from '@queueport/ledger/sqlite';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { postgresMigrations } from '../src/migrations/postgres';
-import { migrateSqlite, SQLITE_MIGRATIONS } from '../src/migrations/sqlite';
+import { type EarlierDatabase, type EarlierRow, postgresAt, sqliteAt } from './support/earlier-database';
 import { schemasPerFile } from './support/postgres';
 
 const DIGEST = payloadDigest({ amount: 1 });
@@ -236,85 +234,36 @@ describe.each(STORES)('destination state: %s', (_name, open) => {
 });
 
 describe('destination state: migrating a populated database from the version before it', () => {
-  it('SQLite: version 3 is added beside the rows, which keep their state, and parks work at once', async () => {
-    const filename = path.join(dir, 'migrate.db');
-    const db = new Database(filename);
-    migrateSqlite(
-      db,
-      7,
-      SQLITE_MIGRATIONS.filter((m) => m.version < 3),
-    );
-    db.prepare(
-      `INSERT INTO ledger_events (event_id, payload_sha256, state, attempts, lease_owner, lease_until, last_outcome, ambiguous, delivered_at, retry_at, created_at, updated_at)
-       VALUES (?, ?, ?, 1, ?, ?, ?, 0, NULL, NULL, 10, 10)`,
-    ).run('open', DIGEST, 'processing', 'w1', 10_000_000, null);
-    db.prepare(
-      `INSERT INTO ledger_events (event_id, payload_sha256, state, attempts, lease_owner, lease_until, last_outcome, ambiguous, delivered_at, retry_at, created_at, updated_at)
-       VALUES (?, ?, ?, 1, NULL, NULL, ?, 0, 10, NULL, 10, 10)`,
-    ).run('done', DIGEST, 'delivered', 'http 200');
-    const before = db.prepare('SELECT version FROM ledger_schema_migrations ORDER BY version').pluck().all();
-    db.close();
-    expect(before).not.toContain(3);
+  const rows: EarlierRow[] = [
+    { eventId: 'open', state: 'processing', attempts: 1, leaseOwner: 'w1', lastOutcome: null },
+    { eventId: 'done', state: 'delivered', attempts: 1, leaseOwner: null, lastOutcome: 'http 200' },
+  ];
+  // [store, the version destination state is, a database of the store's at a version]
+  const STORES: [string, number, (version: number) => Promise<EarlierDatabase>][] = [
+    ['SQLite', 3, async (version) => sqliteAt(path.join(dir, 'migrate.db'), version, rows)],
+    ['PostgreSQL', 4, (version) => postgresAt(schemas, version, rows)],
+  ];
 
-    const ledger = await openSqliteLedger({ filename, clock: new VirtualClock(1_000) });
-    try {
-      const versions = new Database(filename, { readonly: true });
-      expect(
-        versions.prepare('SELECT version FROM ledger_schema_migrations ORDER BY version').pluck().all(),
-      ).toEqual([...before, 3].sort((a, b) => Number(a) - Number(b)));
-      versions.close();
-      expect(await ledger.get('done')).toMatchObject({ state: 'delivered', lastOutcome: 'http 200' });
-      await ledger.destinations.disable({ destinationId: 'acme', reason: 'by hand' });
-      expect(
-        await ledger.destinations.park({
-          eventId: 'open',
-          owner: 'w1',
-          destinationId: 'acme',
-          body: body('open'),
-        }),
-      ).toMatchObject({ status: 'parked', record: { attempts: 0 } });
-    } finally {
-      await ledger.close();
-    }
-  });
-
-  it('PostgreSQL: version 4 is added beside the rows, which keep their state, and parks work at once', async () => {
-    const schema = schemas.next();
-    const quoted = `"${schema}"`;
-    const admin = schemas.admin();
-    await admin.query(`CREATE SCHEMA ${quoted}`);
-    await admin.query(
-      `CREATE TABLE ${quoted}.ledger_schema_migrations (version INTEGER NOT NULL PRIMARY KEY, applied_at BIGINT NOT NULL)`,
-    );
-    const earlier = postgresMigrations(quoted).filter((m) => m.version < 4);
-    for (const migration of earlier) {
-      for (const statement of migration.statements) await admin.query(statement);
-      await admin.query(`INSERT INTO ${quoted}.ledger_schema_migrations VALUES ($1, 7)`, [migration.version]);
-    }
-    const columns =
-      'event_id, payload_sha256, state, attempts, lease_owner, lease_until, last_outcome, ambiguous, delivered_at, retry_at, created_at, updated_at';
-    await admin.query(
-      `INSERT INTO ${quoted}.ledger_events (${columns}) VALUES ('open', $1, 'processing', 1, 'w1', 10000000, NULL, FALSE, NULL, NULL, 10, 10), ('done', $1, 'delivered', 1, NULL, NULL, 'http 200', FALSE, 10, NULL, 10, 10)`,
-      [DIGEST],
-    );
-    const ledger = await openPostgresLedger({ connectionString, schema, clock: new VirtualClock(1_000) });
-    try {
-      const { rows } = await admin.query<{ version: number }>(
-        `SELECT version FROM ${quoted}.ledger_schema_migrations ORDER BY version`,
-      );
-      expect(rows.map((r) => r.version)).toEqual([...earlier.map((m) => m.version), 4]);
-      expect(await ledger.get('done')).toMatchObject({ state: 'delivered', lastOutcome: 'http 200' });
-      await ledger.destinations.disable({ destinationId: 'acme', reason: 'by hand' });
-      expect(
-        await ledger.destinations.park({
-          eventId: 'open',
-          owner: 'w1',
-          destinationId: 'acme',
-          body: body('open'),
-        }),
-      ).toMatchObject({ status: 'parked', record: { attempts: 0 } });
-    } finally {
-      await ledger.close();
-    }
-  });
+  it.each(STORES)(
+    '%s: version %i is added beside the rows, which keep their state, and parks work at once',
+    async (_store, added, at) => {
+      const db = await at(added - 1);
+      const ledger = await db.open({ clock: new VirtualClock(1_000) });
+      try {
+        expect(await db.applied()).toEqual(db.upgradedAt(1_000));
+        expect(await ledger.get('done')).toMatchObject({ state: 'delivered', lastOutcome: 'http 200' });
+        await ledger.destinations.disable({ destinationId: 'acme', reason: 'by hand' });
+        expect(
+          await ledger.destinations.park({
+            eventId: 'open',
+            owner: 'w1',
+            destinationId: 'acme',
+            body: body('open'),
+          }),
+        ).toMatchObject({ status: 'parked', record: { attempts: 0 } });
+      } finally {
+        await ledger.close();
+      }
+    },
+  );
 });

@@ -34,6 +34,10 @@ export class OtelQueueTelemetry implements QueueTelemetry {
   readonly #base: Attributes;
   readonly #destination: string;
   readonly #sendAttributes: Attributes;
+  // The metric attributes of each operation, built once: every record of them would otherwise
+  // allocate the same object again on the hot path.
+  readonly #operations: Record<'publish' | 'receive' | 'process', Attributes>;
+  readonly #processSpanBase: Attributes;
 
   constructor(
     api: OtelApi,
@@ -47,6 +51,13 @@ export class OtelQueueTelemetry implements QueueTelemetry {
     this.#destination = base.destination;
     this.#base = { [ATTR.system]: base.system, [ATTR.destinationName]: base.destination };
     this.#sendAttributes = { ...this.#base, [ATTR.operationType]: 'send', [ATTR.operationName]: 'publish' };
+    const operation = (name: string) => ({ ...this.#base, [ATTR.operationName]: name });
+    this.#operations = {
+      publish: operation('publish'),
+      receive: operation('receive'),
+      process: operation('process'),
+    };
+    this.#processSpanBase = { ...this.#operations.process, [ATTR.operationType]: 'process' };
   }
 
   publish(messages: readonly PublishedMessageFacts[]): PublishScope {
@@ -75,7 +86,7 @@ export class OtelQueueTelemetry implements QueueTelemetry {
         return span ? formatTraceparent(api, span.spanContext()) : undefined;
       },
       end: (outcomes, error) => {
-        const operation = { ...this.#base, [ATTR.operationName]: 'publish' };
+        const operation = this.#operations.publish;
         const failure = error === undefined ? undefined : errorType(error);
         this.#instruments.operationDuration.record(
           (nowMs() - startedAt) / 1000,
@@ -115,7 +126,7 @@ export class OtelQueueTelemetry implements QueueTelemetry {
 
   #received(deliveries: readonly ReceivedFacts[], startedAt: number): void {
     const api = this.#api;
-    const operation = { ...this.#base, [ATTR.operationName]: 'receive' };
+    const operation = this.#operations.receive;
     this.#instruments.consumed.add(deliveries.length, operation);
     this.#instruments.operationDuration.record((nowMs() - startedAt) / 1000, operation);
     const links: Link[] = [];
@@ -199,9 +210,7 @@ export class OtelQueueTelemetry implements QueueTelemetry {
         startTime: startedAt,
         ...(producer ? { links: [{ context: producer }] } : {}),
         attributes: {
-          ...this.#base,
-          [ATTR.operationType]: 'process',
-          [ATTR.operationName]: 'process',
+          ...this.#processSpanBase,
           [ATTR.messageId]: delivery.messageId,
           [ATTR.eventId]: delivery.envelope.event_id,
           [ATTR.eventType]: delivery.envelope.type,
@@ -215,7 +224,7 @@ export class OtelQueueTelemetry implements QueueTelemetry {
       run: (handler) => api.context.with(active, handler),
       end: (failure) => {
         const type = failure ? errorType(failure.error) : undefined;
-        const operation = { ...this.#base, [ATTR.operationName]: 'process' };
+        const operation = this.#operations.process;
         this.#instruments.processDuration.record(
           (nowMs() - startedAt) / 1000,
           type ? { ...operation, [ATTR.errorType]: type } : operation,

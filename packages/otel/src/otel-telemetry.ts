@@ -1,5 +1,6 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { Telemetry } from '@queueport/core';
+import { instrumentFactory } from './instrument-factory';
 import { loadOtelApi, type ModuleLoader } from './load-api';
 import { OtelQueueTelemetry } from './otel-queue-telemetry';
 import { queueInstruments } from './queue-instruments';
@@ -25,15 +26,11 @@ export interface OtelTelemetryOptions {
 export function otelTelemetry(options: OtelTelemetryOptions = {}): Telemetry {
   const api = loadOtelApi(options.loadModule);
   if (!api) return { forQueue: () => undefined };
-  const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(
-    INSTRUMENTATION_SCOPE,
-    INSTRUMENTATION_VERSION,
-  );
   const tracer = (options.tracerProvider ?? api.trace.getTracerProvider()).getTracer(
     INSTRUMENTATION_SCOPE,
     INSTRUMENTATION_VERSION,
   );
-  const instruments = queueInstruments(meter);
+  const instruments = queueInstruments(instrumentFactory(api, options.meterProvider));
   return {
     forQueue(queue) {
       const telemetry = new OtelQueueTelemetry(api, tracer, instruments, {

@@ -1,4 +1,5 @@
-import type { Counter, Histogram, Meter } from '@opentelemetry/api';
+import type { Counter, Histogram } from '@opentelemetry/api';
+import type { InstrumentFactory } from './instrument-factory';
 
 /**
  * The instruments a Queue and its consumers report through. Durations are in seconds, as the
@@ -18,20 +19,9 @@ export interface QueueInstruments {
   retries: Counter;
 }
 
-/** Buckets for durations in seconds: 5 ms to 10 s, as the messaging conventions advise. */
-export const DURATION_BUCKETS_SECONDS = [
-  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
-];
-
-export function queueInstruments(meter: Meter): QueueInstruments {
-  const seconds = (name: string, description: string) =>
-    meter.createHistogram(name, {
-      description,
-      unit: 's',
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
-    });
-  const messages = (name: string, description: string) =>
-    meter.createCounter(name, { description, unit: '{message}' });
+export function queueInstruments(instruments: InstrumentFactory): QueueInstruments {
+  const { seconds } = instruments;
+  const messages = (name: string, description: string) => instruments.counter(name, '{message}', description);
   return {
     sent: messages(
       'messaging.client.sent.messages',
@@ -64,9 +54,6 @@ export function queueInstruments(meter: Meter): QueueInstruments {
       'queueport.messages.invalid',
       'Received bodies that never reached a handler (not an envelope, schema, payload store).',
     ),
-    retries: meter.createCounter('queueport.retries', {
-      description: 'Retries: of provider calls, of redeliveries after a handler failed, of webhook attempts.',
-      unit: '{retry}',
-    }),
+    retries: instruments.retries(),
   };
 }

@@ -1,8 +1,8 @@
 import type { MeterProvider } from '@opentelemetry/api';
 import type { QueueAdmin } from '@queueport/core';
 import { ATTR } from './attribute-names';
+import { instrumentFactory } from './instrument-factory';
 import { loadOtelApi, type ModuleLoader } from './load-api';
-import { INSTRUMENTATION_SCOPE, INSTRUMENTATION_VERSION } from './scope';
 
 export interface QueueStatsGaugeOptions {
   /** The provider's admin (an adapter's `openAdmin`), which answers `stats(url)`. */
@@ -26,22 +26,14 @@ export interface QueueStatsGaugeOptions {
 export function observeQueueStats(options: QueueStatsGaugeOptions): () => void {
   const api = loadOtelApi(options.loadModule);
   if (!api) return () => {};
-  const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(
-    INSTRUMENTATION_SCOPE,
-    INSTRUMENTATION_VERSION,
+  const { meter, gauge } = instrumentFactory(api, options.meterProvider);
+  const age = gauge(
+    'queueport.queue.oldest_ready_age',
+    's',
+    'Age of the oldest message that could be received now.',
   );
-  const age = meter.createObservableGauge('queueport.queue.oldest_ready_age', {
-    description: 'Age of the oldest message that could be received now.',
-    unit: 's',
-  });
-  const depth = meter.createObservableGauge('queueport.queue.depth', {
-    description: 'Messages held: waiting, delayed and leased.',
-    unit: '{message}',
-  });
-  const deadLetters = meter.createObservableGauge('queueport.queue.dead_letters', {
-    description: 'Messages in the dead letters.',
-    unit: '{message}',
-  });
+  const depth = gauge('queueport.queue.depth', '{message}', 'Messages held: waiting, delayed and leased.');
+  const deadLetters = gauge('queueport.queue.dead_letters', '{message}', 'Messages in the dead letters.');
   const attributes = {
     [ATTR.system]: options.system ?? schemeOf(options.url),
     [ATTR.destinationName]: options.name,

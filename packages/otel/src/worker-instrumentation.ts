@@ -1,9 +1,8 @@
 import type { MeterProvider } from '@opentelemetry/api';
 import { type Clock, systemClock } from '@queueport/core';
 import { ATTR } from './attribute-names';
+import { instrumentFactory } from './instrument-factory';
 import { loadOtelApi, type ModuleLoader } from './load-api';
-import { DURATION_BUCKETS_SECONDS } from './queue-instruments';
-import { INSTRUMENTATION_SCOPE, INSTRUMENTATION_VERSION } from './scope';
 import { claimOutcomeOf, type ReportingWorker, type WorkerReport } from './worker-reports';
 
 export interface WorkerInstrumentationOptions {
@@ -41,38 +40,35 @@ export function instrumentWorker(
     throw new RangeError(`objectiveMs must be a positive number of milliseconds; got ${String(objectiveMs)}`);
   }
   const clock = options.clock ?? systemClock;
-  const meter = (options.meterProvider ?? api.metrics.getMeterProvider()).getMeter(
-    INSTRUMENTATION_SCOPE,
-    INSTRUMENTATION_VERSION,
+  const instruments = instrumentFactory(api, options.meterProvider);
+  const { counter, gauge, seconds } = instruments;
+  const outcomes = counter(
+    'queueport.delivery.outcomes',
+    '{attempt}',
+    "Webhook attempts by the receiver's answer: delivered, retry, disable, terminal.",
   );
-  const seconds = (name: string, description: string, boundaries = DURATION_BUCKETS_SECONDS) =>
-    meter.createHistogram(name, { description, unit: 's', advice: { explicitBucketBoundaries: boundaries } });
-  const outcomes = meter.createCounter('queueport.delivery.outcomes', {
-    description: "Webhook attempts by the receiver's answer: delivered, retry, disable, terminal.",
-    unit: '{attempt}',
-  });
   const attemptDuration = seconds('queueport.delivery.attempt.duration', 'Duration of one webhook attempt.');
   const latency = seconds(
     'queueport.delivery.latency',
     "Time from an event's occurred_at to its delivery.",
     [0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 21_600, 86_400],
   );
-  const objective = meter.createCounter('queueport.delivery.objective', {
-    description: 'Events delivered, by whether they were within the delivery objective.',
-    unit: '{event}',
-  });
-  const share = meter.createObservableGauge('queueport.delivery.objective.share', {
-    description: 'Share of the events delivered since the worker started that were within the objective.',
-    unit: '1',
-  });
-  const claims = meter.createCounter('queueport.ledger.claims', {
-    description: "The ledger's answers to the worker's claims: claimed, already-settled, busy, conflict.",
-    unit: '{claim}',
-  });
-  const retries = meter.createCounter('queueport.retries', {
-    description: 'Retries: of provider calls, of redeliveries after a handler failed, of webhook attempts.',
-    unit: '{retry}',
-  });
+  const objective = counter(
+    'queueport.delivery.objective',
+    '{event}',
+    'Events delivered, by whether they were within the delivery objective.',
+  );
+  const share = gauge(
+    'queueport.delivery.objective.share',
+    '1',
+    'Share of the events delivered since the worker started that were within the objective.',
+  );
+  const claims = counter(
+    'queueport.ledger.claims',
+    '{claim}',
+    "The ledger's answers to the worker's claims: claimed, already-settled, busy, conflict.",
+  );
+  const retries = instruments.retries();
   const delivered = new Map<string, { within: number; total: number }>();
   const observeShare = (result: { observe(value: number, attributes: Record<string, string>): void }) => {
     for (const [destination, counts] of delivered) {

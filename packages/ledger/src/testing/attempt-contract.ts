@@ -1,21 +1,15 @@
-import { payloadDigest, QueueError } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AttemptLog, hasAttemptLog } from '../attempts/attempt-log';
-import { type AttemptInput, type AttemptRecord, MAX_RESPONSE_SAMPLE_CHARS } from '../attempts/attempt-record';
-import type { ClaimRequest, Ledger, SettleEntry } from '../ledger';
+import {
+  type AttemptInput,
+  type AttemptRecord,
+  type AttemptResponseSample,
+  MAX_RESPONSE_SAMPLE_CHARS,
+} from '../attempts/attempt-record';
+import type { Ledger, LedgerRecord, ReleaseRequest, SettleEntry } from '../ledger';
+import { claimOf, LEASE_MS, rejection } from './contract-fixtures';
 import type { LedgerHarness, OpenLedger } from './ledger-contract';
-
-const DIGEST = payloadDigest({ amount: 4200, currency: 'EUR' });
-const LEASE_S = 30;
-const LEASE_MS = LEASE_S * 1000;
-
-const claimOf = (eventId: string, owner: string): ClaimRequest => ({
-  eventId,
-  payloadSha256: DIGEST,
-  owner,
-  leaseSeconds: LEASE_S,
-});
 
 /** An attempt as the webhook worker would pass it: started `durationMs` before now. */
 function attemptAt(clock: VirtualClock, extra: Partial<AttemptInput> = {}): AttemptInput {
@@ -23,15 +17,8 @@ function attemptAt(clock: VirtualClock, extra: Partial<AttemptInput> = {}): Atte
   return { startedAt: clock.now() - durationMs, durationMs, destinationId: 'dest-1', ...extra };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<QueueError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof QueueError) return error;
-    throw error;
-  }
-  throw new Error('expected a QueueError, but it resolved');
-}
+/** The outcome a worker writes for the answer behind each settle these cases make. */
+const OUTCOME_OF = { complete: 'http 200', release: 'http 503' } as const;
 
 const MODES: [string, { groupCommit?: false }][] = [
   ['grouped', {}],
@@ -62,46 +49,75 @@ export function describeAttemptContract(name: string, open: OpenLedger): void {
     });
 
     const list = (eventId: string) => ledger.listAttempts({ eventId, limit: 100 });
+    /** One send of `eventId` by worker `w`: claimed, then settled with its attempt. */
+    const attemptOnce = async (
+      eventId: string,
+      settle: keyof typeof OUTCOME_OF,
+      attempt: Partial<AttemptInput> = {},
+    ): Promise<void> => {
+      await ledger.claim(claimOf(eventId, 'w'));
+      await ledger[settle]({
+        eventId,
+        owner: 'w',
+        outcome: OUTCOME_OF[settle],
+        attempt: attemptAt(clock, attempt),
+      });
+    };
 
     it('records every attempt of a retried event, in claim order, each with its own fields', async () => {
       const t0 = clock.now();
-      await ledger.claim(claimOf('pay_1', 'w1'));
-      await clock.advance(250);
-      await ledger.release({
-        eventId: 'pay_1',
-        owner: 'w1',
-        outcome: 'http 503',
-        retryAt: clock.now() + 1000,
-        attempt: attemptAt(clock, {
-          durationMs: 250,
-          statusCode: 503,
-          errorClass: 'http',
-          responseSample: { body: 'busy, come back later', truncated: false },
-        }),
-      });
-      await clock.advance(1000);
-      await ledger.claim(claimOf('pay_1', 'w2'));
-      await clock.advance(5000);
-      await ledger.release({
-        eventId: 'pay_1',
-        owner: 'w2',
-        outcome: 'request timeout, after the request was sent',
-        ambiguous: true,
-        attempt: attemptAt(clock, { durationMs: 5000, errorClass: 'timeout', destinationId: null }),
-      });
-      await clock.advance(1000);
-      await ledger.claim(claimOf('pay_1', 'w3'));
-      await clock.advance(40);
-      const done = await ledger.complete({
-        eventId: 'pay_1',
-        owner: 'w3',
-        outcome: 'http 200',
-        attempt: attemptAt(clock, {
-          durationMs: 40,
-          statusCode: 200,
-          responseSample: { body: '{"ok":true}', truncated: true },
-        }),
-      });
+      // Three workers in turn: a 503, a timeout after the request was sent, then the answer. Each
+      // claims `waitMs` after the one before settled, and settles its attempt's duration later.
+      const tries: {
+        waitMs: number;
+        owner: string;
+        settle: 'release' | 'complete';
+        request: Omit<ReleaseRequest, 'eventId' | 'owner'>;
+        attempt: Partial<AttemptInput> & { durationMs: number };
+      }[] = [
+        {
+          waitMs: 0,
+          owner: 'w1',
+          settle: 'release',
+          request: { outcome: 'http 503', retryAt: t0 + 1250 },
+          attempt: {
+            durationMs: 250,
+            statusCode: 503,
+            errorClass: 'http',
+            responseSample: { body: 'busy, come back later', truncated: false },
+          },
+        },
+        {
+          waitMs: 1000,
+          owner: 'w2',
+          settle: 'release',
+          request: { outcome: 'request timeout, after the request was sent', ambiguous: true },
+          attempt: { durationMs: 5000, errorClass: 'timeout', destinationId: null },
+        },
+        {
+          waitMs: 1000,
+          owner: 'w3',
+          settle: 'complete',
+          request: { outcome: 'http 200' },
+          attempt: {
+            durationMs: 40,
+            statusCode: 200,
+            responseSample: { body: '{"ok":true}', truncated: true },
+          },
+        },
+      ];
+      let done: LedgerRecord | undefined;
+      for (const { waitMs, owner, settle, request, attempt } of tries) {
+        await clock.advance(waitMs);
+        await ledger.claim(claimOf('pay_1', owner));
+        await clock.advance(attempt.durationMs);
+        done = await ledger[settle]({
+          eventId: 'pay_1',
+          owner,
+          ...request,
+          attempt: attemptAt(clock, attempt),
+        });
+      }
       expect(done).toMatchObject({ state: 'delivered', attempts: 3, ambiguous: true });
 
       const expected: AttemptRecord[] = [
@@ -248,35 +264,36 @@ export function describeAttemptContract(name: string, open: OpenLedger): void {
     });
 
     it('bounds the response sample and strips control characters, keeping line breaks', async () => {
-      const samples = {
-        long: { body: 'a'.repeat(MAX_RESPONSE_SAMPLE_CHARS + 500) },
+      // [event id, the sample sent, the sample kept]
+      const samples: [string, AttemptInput['responseSample'], AttemptResponseSample][] = [
+        [
+          'long',
+          { body: 'a'.repeat(MAX_RESPONSE_SAMPLE_CHARS + 500) },
+          { body: 'a'.repeat(MAX_RESPONSE_SAMPLE_CHARS), truncated: true },
+        ],
         // An emoji across the bound: cut before it, never through it.
-        pair: { body: `${'b'.repeat(MAX_RESPONSE_SAMPLE_CHARS - 1)}😀tail` },
-        control: { body: 'ok\u0000\u001b[31mred\u0007\r\n\tnext\u007f\u0085line' },
-        exact: { body: 'c'.repeat(MAX_RESPONSE_SAMPLE_CHARS), truncated: false },
-        lone: { body: 'x\ud800y' },
-      };
-      for (const [eventId, responseSample] of Object.entries(samples)) {
-        await ledger.claim(claimOf(eventId, 'w'));
-        await ledger.complete({
-          eventId,
-          owner: 'w',
-          outcome: 'http 200',
-          attempt: attemptAt(clock, { responseSample }),
-        });
+        [
+          'pair',
+          { body: `${'b'.repeat(MAX_RESPONSE_SAMPLE_CHARS - 1)}😀tail` },
+          { body: 'b'.repeat(MAX_RESPONSE_SAMPLE_CHARS - 1), truncated: true },
+        ],
+        [
+          'control',
+          { body: 'ok\u0000\u001b[31mred\u0007\r\n\tnext\u007f\u0085line' },
+          { body: 'ok[31mred\r\n\tnextline', truncated: false },
+        ],
+        [
+          'exact',
+          { body: 'c'.repeat(MAX_RESPONSE_SAMPLE_CHARS), truncated: false },
+          { body: 'c'.repeat(MAX_RESPONSE_SAMPLE_CHARS), truncated: false },
+        ],
+        ['lone', { body: 'x\ud800y' }, { body: 'x\ufffdy', truncated: false }],
+      ];
+      for (const [eventId, responseSample] of samples)
+        await attemptOnce(eventId, 'complete', { responseSample });
+      for (const [eventId, , kept] of samples) {
+        expect.soft((await list(eventId))[0]?.responseSample, eventId).toEqual(kept);
       }
-      const sampleOf = async (eventId: string) => (await list(eventId))[0]?.responseSample;
-      expect(await sampleOf('long')).toEqual({
-        body: 'a'.repeat(MAX_RESPONSE_SAMPLE_CHARS),
-        truncated: true,
-      });
-      expect(await sampleOf('pair')).toEqual({
-        body: 'b'.repeat(MAX_RESPONSE_SAMPLE_CHARS - 1),
-        truncated: true,
-      });
-      expect(await sampleOf('control')).toEqual({ body: 'ok[31mred\r\n\tnextline', truncated: false });
-      expect(await sampleOf('exact')).toEqual(samples.exact);
-      expect(await sampleOf('lone')).toEqual({ body: 'x\ufffdy', truncated: false });
     });
 
     it('refuses a malformed attempt with INVALID_ARGUMENT naming the field, and settles nothing', async () => {
@@ -351,32 +368,16 @@ export function describeAttemptContract(name: string, open: OpenLedger): void {
 
     it('pruneAttempts deletes attempts older than the bound by when they started, whatever the state', async () => {
       const t0 = clock.now();
-      // One attempt a minute: pending-1 and pending-2 of a row still processing, done-3 delivered.
-      await ledger.claim(claimOf('pending', 'w'));
-      await ledger.release({
-        eventId: 'pending',
-        owner: 'w',
-        outcome: 'http 503',
-        attempt: attemptAt(clock, { durationMs: 0 }),
-      });
-      await clock.advance(60_000);
-      await ledger.claim(claimOf('pending', 'w'));
-      await ledger.release({
-        eventId: 'pending',
-        owner: 'w',
-        outcome: 'http 503',
-        attempt: attemptAt(clock, { durationMs: 0 }),
-      });
-      await clock.advance(60_000);
-      await ledger.claim(claimOf('done', 'w'));
-      await ledger.complete({
-        eventId: 'done',
-        owner: 'w',
-        outcome: 'http 200',
-        attempt: attemptAt(clock, { durationMs: 0 }),
-      });
-
-      await clock.advance(60_000); // now t0 + 180 s: the attempts are 180, 120 and 60 s old.
+      // One attempt a minute: pending-1 and pending-2 of a row still processing, done-1 delivered.
+      for (const [eventId, settle] of [
+        ['pending', 'release'],
+        ['pending', 'release'],
+        ['done', 'complete'],
+      ] as const) {
+        await attemptOnce(eventId, settle, { durationMs: 0 });
+        await clock.advance(60_000);
+      }
+      // now t0 + 180 s: the attempts are 180, 120 and 60 s old.
       expect(await ledger.pruneAttempts({ olderThanSeconds: 200 })).toBe(0);
       // Strict, as prune is: an attempt exactly 120 s old is not older than 120 s.
       expect(await ledger.pruneAttempts({ olderThanSeconds: 120 })).toBe(1);
@@ -392,12 +393,13 @@ export function describeAttemptContract(name: string, open: OpenLedger): void {
     });
 
     it("prune of terminal rows deletes their attempts too; a pruned id's new claims log afresh", async () => {
-      await ledger.claim(claimOf('old', 'w'));
-      await ledger.release({ eventId: 'old', owner: 'w', outcome: 'http 503', attempt: attemptAt(clock) });
-      await ledger.claim(claimOf('old', 'w'));
-      await ledger.complete({ eventId: 'old', owner: 'w', outcome: 'http 200', attempt: attemptAt(clock) });
-      await ledger.claim(claimOf('open', 'w'));
-      await ledger.release({ eventId: 'open', owner: 'w', outcome: 'http 503', attempt: attemptAt(clock) });
+      for (const [eventId, settle] of [
+        ['old', 'release'],
+        ['old', 'complete'],
+        ['open', 'release'],
+      ] as const) {
+        await attemptOnce(eventId, settle);
+      }
       await clock.advance(10_000);
 
       expect(await ledger.prune({ olderThanSeconds: 5 })).toBe(1);
@@ -405,13 +407,7 @@ export function describeAttemptContract(name: string, open: OpenLedger): void {
       expect(await list('open')).toMatchObject([{ attempt: 1 }]);
 
       // Attempt 1 again: had the old attempt 1 been left behind, this one would not be recorded.
-      await ledger.claim(claimOf('old', 'v'));
-      await ledger.complete({
-        eventId: 'old',
-        owner: 'v',
-        outcome: 'http 201',
-        attempt: attemptAt(clock, { statusCode: 201 }),
-      });
+      await attemptOnce('old', 'complete', { statusCode: 201 });
       expect(await list('old')).toMatchObject([{ attempt: 1, statusCode: 201 }]);
     });
   });

@@ -1,13 +1,10 @@
-import { payloadDigest, QueueError } from '@queueport/core';
+import { QueueError } from '@queueport/core';
 import type { VirtualClock } from '@queueport/core/testing';
 import { expect, it } from 'vitest';
 import type { BatchOutcome, ClaimRequest, Ledger, SettleEntry } from '../ledger';
 import { MAX_BATCH_ENTRIES } from '../ledger';
+import { DIGEST, LEASE_S, OTHER_DIGEST } from './contract-fixtures';
 import type { LedgerHarness, OpenLedger } from './ledger-contract';
-
-const DIGEST = payloadDigest({ amount: 4200, currency: 'EUR' });
-const OTHER_DIGEST = payloadDigest({ amount: 9900, currency: 'EUR' });
-const LEASE_S = 30;
 
 type Op = { kind: 'claim'; request: ClaimRequest } | { kind: 'settle'; entry: SettleEntry };
 /** One step of a generated history: a batch of claims or of settles, then the clock moves. */

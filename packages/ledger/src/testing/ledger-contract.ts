@@ -1,8 +1,9 @@
-import { isQueueError, payloadDigest, QueueError } from '@queueport/core';
+import { isQueueError } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClaimRequest, Ledger, LedgerRecord } from '../ledger';
 import { describeBatchContract } from './batch-contract';
+import { claimOf, DIGEST, LEASE_MS, OTHER_DIGEST, rejection } from './contract-fixtures';
 
 export interface LedgerHarness {
   ledger: Ledger;
@@ -19,25 +20,6 @@ export interface LedgerHarness {
  * path, the reference the batch properties compare against; stores without group commit ignore it.
  */
 export type OpenLedger = (clock: VirtualClock, options?: { groupCommit?: false }) => Promise<LedgerHarness>;
-
-const DIGEST = payloadDigest({ amount: 4200, currency: 'EUR' });
-const OTHER_DIGEST = payloadDigest({ amount: 9900, currency: 'EUR' });
-const LEASE_S = 30;
-const LEASE_MS = LEASE_S * 1000;
-
-function claimOf(eventId: string, owner: string, extra: Partial<ClaimRequest> = {}): ClaimRequest {
-  return { eventId, payloadSha256: DIGEST, owner, leaseSeconds: LEASE_S, ...extra };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<QueueError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof QueueError) return error;
-    throw error;
-  }
-  throw new Error('expected a QueueError, but it resolved');
-}
 
 /**
  * The one behavioural suite every ledger store passes. All times come from a VirtualClock, so

@@ -33,6 +33,7 @@ export function schemasPerFile(label: string, connectionString: string) {
     return pool;
   };
   return {
+    connectionString,
     admin,
     next: (): string => `${prefix}_${++count}`,
     drop: async (schema: string): Promise<void> => {
@@ -40,3 +41,5 @@ export function schemasPerFile(label: string, connectionString: string) {
     },
   };
 }
+
+export type FileSchemas = ReturnType<typeof schemasPerFile>;
