@@ -14,7 +14,8 @@ export function topLevelHelp(commands: readonly Command[]): string {
   return `${TOP_USAGE}
 
 The queueport CLI: the exit drill, the conformance suite, a migration canary, reconciliation,
-the dead letters and webhook destinations, against the providers of a configuration file.
+the dead letters, webhook destinations and retention, against the providers and the ledger of a
+configuration file.
 
 Commands:
 ${commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}

@@ -1,15 +1,12 @@
 import { Queue } from '@queueport/core';
-import type { LedgerWithDestinations } from '@queueport/ledger';
-import { openPostgresLedger } from '@queueport/ledger/postgres';
-import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { memoryAdapter } from '@queueport/memory';
 import { createWebhookSender, type DeliveryResult, DeliveryWorker } from '@queueport/webhook';
 import { type ReferenceReceiver, startReferenceReceiver } from '@queueport/webhook/reference-receiver';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../src/exit-codes';
 import { main } from '../src/main';
 import type { CommandReport } from '../src/report/report-types';
-import { freshDatabase } from './support/postgres-database';
+import { CONFIGURED_LEDGERS, type LedgerSetup } from './support/configured-ledgers';
 import { tempDir, testIo, uniqueQueue } from './support/test-io';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -17,41 +14,6 @@ afterEach(async () => {
   for (const clean of cleanup.reverse()) await clean();
   cleanup = [];
 });
-
-/** A ledger as the configuration names it, and the same ledger as the application's worker opens it. */
-interface ConfiguredLedger {
-  /** The configuration's `ledger`. */
-  config: object;
-  /** The environment the CLI runs in, for what `config` names there. */
-  env: Record<string, string>;
-  open(): Promise<LedgerWithDestinations>;
-}
-
-/** Makes a ledger for a project, `file` naming a file in its folder. */
-type LedgerSetup = (file: (name: string) => string) => Promise<ConfiguredLedger>;
-
-const LEDGERS: [string, LedgerSetup][] = [
-  [
-    'SQLite',
-    async (file) => ({
-      config: { sqlite: 'ledger.db' },
-      env: {},
-      open: () => openSqliteLedger({ filename: file('ledger.db') }),
-    }),
-  ],
-  [
-    'PostgreSQL',
-    async () => {
-      const database = await freshDatabase(inject('queueportServices').postgresUrl);
-      cleanup.push(database.drop);
-      return {
-        config: { postgresUrlEnv: 'QUEUEPORT_LEDGER_URL' },
-        env: { QUEUEPORT_LEDGER_URL: database.url },
-        open: () => openPostgresLedger({ connectionString: database.url }),
-      };
-    },
-  ],
-];
 
 /**
  * A project whose configuration names a memory:// queue and the ledger, and a delivery worker of
@@ -63,6 +25,7 @@ async function world(setup: LedgerSetup, queueOptions = 'dedupe=none') {
   const dir = await tempDir();
   cleanup.push(dir.remove);
   const store = await setup(dir.file);
+  cleanup.push(store.drop);
   await dir.write('queueport.config.json', { providers: { orders: { url } }, ledger: store.config });
   const io = () => testIo({ cwd: dir.dir, env: store.env });
   const run = async (argv: string[]) => {
@@ -102,7 +65,7 @@ async function world(setup: LedgerSetup, queueOptions = 'dedupe=none') {
   return { io, run, receiver, drain, publish };
 }
 
-describe.each(LEDGERS)('queueport destinations, ledger on %s', (_store, setup) => {
+describe.each(CONFIGURED_LEDGERS)('queueport destinations, ledger on %s', (_store, setup) => {
   it('disable parks what the workers take; list shows it; enable resumes every parked event, delivered once', async () => {
     const w = await world(setup);
     const disabled = await w.run(['destinations', 'disable', 'acme', '--reason', 'maintenance']);

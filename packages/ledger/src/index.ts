@@ -24,4 +24,5 @@ export type {
   SettleRequest,
 } from './ledger';
 export { MAX_BATCH_ENTRIES } from './ledger';
+export * from './retention';
 export { MAX_OUTCOME_CHARS, MAX_SCAN_LIMIT } from './validation';

@@ -53,10 +53,6 @@ export function ledgerStatements(table: string) {
     listAfter: `${select} WHERE event_id > :after ORDER BY event_id LIMIT :limit`,
     listState: `${select} WHERE state = :state ORDER BY event_id LIMIT :limit`,
     listStateAfter: `${select} WHERE state = :state AND event_id > :after ORDER BY event_id LIMIT :limit`,
-    /** Prune deletes in batches, each its own short transaction. */
-    pruneBatch:
-      `DELETE FROM ${table} WHERE event_id IN ` +
-      `(SELECT event_id FROM ${table} WHERE state <> 'processing' AND updated_at < :cutoff LIMIT :batch)`,
   };
 }
 

@@ -6,6 +6,7 @@ import { conformanceCommand } from './conformance';
 import { destinationsCommand } from './destinations';
 import { dlqCommand } from './dlq';
 import { ledgerCommand } from './ledger-show';
+import { pruneCommand } from './prune';
 
 /** Every command, in the order --help lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -16,4 +17,5 @@ export const COMMANDS: readonly Command[] = [
   ledgerCommand,
   dlqCommand,
   destinationsCommand,
+  pruneCommand,
 ];

@@ -1,3 +1,4 @@
+import { PARKED_EVENTS_TABLE, siblingTable } from '../destinations/migrations';
 import { ATTEMPT_COLUMNS } from './attempt-row';
 
 /** Where the attempt log keeps its rows (migrations: SQLite 2, PostgreSQL 3). */
@@ -26,10 +27,18 @@ export function attemptStatements(attempts: string, events: string, rowId: 'rowi
     pruneAttemptsBatch:
       `DELETE FROM ${attempts} WHERE ${rowId} IN ` +
       `(SELECT ${rowId} FROM ${attempts} WHERE started_at < :cutoff ORDER BY started_at LIMIT :batch)`,
-    /** The terminal rows prune deletes, named, so their attempts go with them in the same transaction. */
+    /**
+     * The terminal rows prune deletes, named, so their attempts go with them in the same
+     * transaction. A row whose event is still parked stays, however old: the row can be settled
+     * while its parked copy waits (a redelivery or reconciliation delivered it, a resume stopped
+     * before unparking), and without the row a resume would take the copy for undelivered and
+     * send it again.
+     */
     pruneEventsReturning:
       `DELETE FROM ${events} WHERE event_id IN ` +
-      `(SELECT event_id FROM ${events} WHERE state <> 'processing' AND updated_at < :cutoff LIMIT :batch) RETURNING event_id`,
+      `(SELECT event_id FROM ${events} WHERE state <> 'processing' AND updated_at < :cutoff ` +
+      `AND NOT EXISTS (SELECT 1 FROM ${siblingTable(events, PARKED_EVENTS_TABLE)} p WHERE p.event_id = ${events}.event_id) ` +
+      'LIMIT :batch) RETURNING event_id',
     deleteEventAttempts: `DELETE FROM ${attempts} WHERE event_id = :event_id`,
   };
 }
