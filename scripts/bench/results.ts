@@ -1,13 +1,21 @@
 /**
- * The shape of scripts/bench/results.json. BENCHMARKS.md is rendered from this file alone, so
- * everything the page says (descriptions included) has to be in it.
+ * The shape of scripts/bench/results.json (results-otel.json for `--otel`). BENCHMARKS.md
+ * (BENCHMARKS-otel.md) is rendered from this file alone, so everything the page says
+ * (descriptions included) has to be in it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { toBiomeJson } from '../json/biome-layout';
 import type { ScenarioText } from './runner';
 
-export const RESULTS_PATH = new URL('./results.json', import.meta.url);
+/** The file a run writes; `--otel` has one of its own, so it never overwrites the main results. */
+export function resultsFile(otel: boolean): string {
+  return otel ? 'scripts/bench/results-otel.json' : 'scripts/bench/results.json';
+}
+
+export function resultsPath(otel: boolean): URL {
+  return new URL(otel ? './results-otel.json' : './results.json', import.meta.url);
+}
 
 export interface Machine {
   cpus: number;
@@ -63,12 +71,25 @@ export interface ScenarioResult extends Partial<DrainMeasurement>, ScenarioText 
   subjectCpuUsPerOp: number | null;
   baselineCpuUsPerOp: number | null;
   rounds?: PairRound[];
+  /**
+   * In an `--otel` run only: 'subject' ran with OpenTelemetry on and its baseline without;
+   * 'built-in' already compares the two and ran unchanged; 'unaffected' has no Queue in its
+   * subject and was skipped.
+   */
+  otel?: 'subject' | 'built-in' | 'unaffected';
 }
 
 export interface Results {
   machine: Machine;
   date: string;
-  run: { rounds: number; quick: boolean; only: string[] | null; seconds: number };
+  run: {
+    rounds: number;
+    quick: boolean;
+    only: string[] | null;
+    seconds: number;
+    /** Set by `--otel`: subjects with OpenTelemetry on (the SDK, exporters that drop). */
+    otel?: boolean;
+  };
   scenarios: ScenarioResult[];
 }
 
@@ -92,9 +113,9 @@ export function formatResults(results: Results): string {
 }
 
 export function writeResults(results: Results): void {
-  writeFileSync(RESULTS_PATH, formatResults(results));
+  writeFileSync(resultsPath(results.run.otel === true), formatResults(results));
 }
 
-export function readResults(): Results {
-  return JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as Results;
+export function readResults(otel = false): Results {
+  return JSON.parse(readFileSync(resultsPath(otel), 'utf8')) as Results;
 }

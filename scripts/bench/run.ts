@@ -2,7 +2,7 @@
  * `pnpm bench`: every scenario beside its baseline, in one process run.
  *
  *   pnpm build && node --expose-gc --import tsx scripts/bench/run.ts
- *     [--only name,name] [--rounds N] [--quick] [--json] [--report-only]
+ *     [--only name,name] [--rounds N] [--quick] [--json] [--report-only] [--otel]
  *
  * It measures the built packages (`dist/`, what users install), not the sources: run through
  * tsx, the sources pay for helpers the build leaves out (esbuild's keepNames wrapper on every
@@ -11,22 +11,36 @@
  * Progress goes to stderr as each round runs; the table (or with --json the results) to
  * stdout. Always writes scripts/bench/results.json and BENCHMARKS.md; --report-only only
  * rewrites BENCHMARKS.md from an existing results.json.
+ *
+ * --otel: the same pairs with OpenTelemetry on in every subject that runs the portable Queue or
+ * the DeliveryWorker (the Queue built with `otelTelemetry({ meterProvider, tracerProvider })`,
+ * the worker under `instrumentWorker(…, { meterProvider, objectiveMs: 60_000 })`), recording into
+ * the real SDK with exporters that drop (shared/otel-sdk.ts), one SDK per scenario, each subject
+ * round under the SDK's context manager (`traced`); baselines stay raw, so a ratio is the traced
+ * subject against the same raw baseline as without the flag.
+ * Scenarios say what the flag does to them (`otel` on the scenario, wired through
+ * shared/bench-telemetry.ts): those whose subject has no Queue (ledger-*, bullmq-driver-*) are
+ * skipped, delivery-otel and queue-otel (which already compare telemetry on with off) run
+ * unchanged. Writes scripts/bench/results-otel.json and BENCHMARKS-otel.md instead of the main
+ * files; with --report-only it rewrites BENCHMARKS-otel.md from results-otel.json.
  */
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { renderTable, writeBenchmarksMd } from './report';
+import { benchmarksFile, renderTable, writeBenchmarksMd } from './report';
 import {
   formatResults,
   loadavg,
   machineBefore,
   type Results,
   readResults,
+  resultsFile,
   type ScenarioResult,
   writeResults,
 } from './results';
-import { type BenchConfig, progress, runPair } from './runner';
+import { type BenchConfig, progress, runPair, type Scenario, skippedResult } from './runner';
 import { scenarios } from './scenarios';
+import { inTracedContext, tracingSubject, withSubjectTelemetry } from './shared/bench-telemetry';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,6 +49,7 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     'report-only': { type: 'boolean', default: false },
+    otel: { type: 'boolean', default: false },
   },
 });
 
@@ -64,10 +79,37 @@ function respawnWithGc(): never {
   process.exit(child.status ?? 1);
 }
 
+const UNAFFECTED =
+  'not run under --otel: its subject has no Queue and no DeliveryWorker, so OpenTelemetry changes nothing it measures (its numbers are those of BENCHMARKS.md)';
+
+/** One scenario, as --otel has it run (see `otel` on the scenario): traced subject, unchanged, or skipped. */
+async function runScenario(scenario: Scenario, config: BenchConfig): Promise<ScenarioResult> {
+  const run = () => (scenario.kind === 'pair' ? runPair(scenario, config) : scenario.run(config));
+  if (!config.otel) return run();
+  switch (scenario.otel) {
+    case 'subject':
+      progress(`${scenario.name}: subject with OpenTelemetry on, baseline without`);
+      return {
+        ...(await withSubjectTelemetry(scenario.name, () =>
+          scenario.kind === 'pair'
+            ? runPair(tracingSubject(scenario), config)
+            : inTracedContext(() => scenario.run(config)),
+        )),
+        otel: 'subject',
+      };
+    case 'built-in':
+      progress(`${scenario.name}: compares OpenTelemetry on with off already; unchanged by --otel`);
+      return { ...(await run()), otel: 'built-in' };
+    default:
+      progress(`${scenario.name}: skipped: ${UNAFFECTED}`);
+      return { ...skippedResult(scenario, UNAFFECTED), otel: 'unaffected' };
+  }
+}
+
 async function main(): Promise<void> {
   if (args['report-only']) {
-    writeBenchmarksMd(readResults());
-    progress('BENCHMARKS.md rewritten from scripts/bench/results.json');
+    writeBenchmarksMd(readResults(args.otel));
+    progress(`${benchmarksFile(args.otel)} rewritten from ${resultsFile(args.otel)}`);
     return;
   }
   const rounds = Number(args.rounds);
@@ -79,15 +121,15 @@ async function main(): Promise<void> {
   ) {
     respawnWithGc();
   }
-  const config: BenchConfig = { rounds, quick: args.quick };
+  const config: BenchConfig = { rounds, quick: args.quick, otel: args.otel };
   const before = machineBefore();
   progress(
-    `${before.cpus} cpus (${before.model}), node ${before.node}, load ${before.loadavgBefore}; ${rounds} rounds${config.quick ? ', quick' : ''}`,
+    `${before.cpus} cpus (${before.model}), node ${before.node}, load ${before.loadavgBefore}; ${rounds} rounds${config.quick ? ', quick' : ''}${config.otel ? '; subjects with OpenTelemetry on, baselines without' : ''}`,
   );
   const started = performance.now();
   const results: ScenarioResult[] = [];
   for (const scenario of chosen) {
-    results.push(scenario.kind === 'pair' ? await runPair(scenario, config) : await scenario.run(config));
+    results.push(await runScenario(scenario, config));
   }
   const output: Results = {
     machine: { ...before, loadavgAfter: loadavg() },
@@ -97,12 +139,13 @@ async function main(): Promise<void> {
       quick: config.quick,
       only: args.only ? chosen.map((s) => s.name) : null,
       seconds: Math.round((performance.now() - started) / 1000),
+      ...(config.otel ? { otel: true } : {}),
     },
     scenarios: results,
   };
   writeResults(output);
   writeBenchmarksMd(output);
-  progress('wrote scripts/bench/results.json and BENCHMARKS.md');
+  progress(`wrote ${resultsFile(config.otel)} and ${benchmarksFile(config.otel)}`);
   process.stdout.write(args.json ? formatResults(output) : `${renderTable(output)}\n`);
 }
 

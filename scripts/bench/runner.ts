@@ -11,6 +11,8 @@ export interface BenchConfig {
   rounds: number;
   /** Small sizes: a smoke test that the scenarios still run, not a measurement. */
   quick: boolean;
+  /** Subjects with OpenTelemetry on (shared/bench-telemetry.ts), baselines raw. */
+  otel: boolean;
 }
 
 /** What one side did in one round: operations, wall time, and the process's CPU time. */
@@ -59,13 +61,26 @@ export function scenarioText(scenario: ScenarioText): ScenarioText {
   };
 }
 
-export interface PairScenario extends ScenarioText {
+/**
+ * What `--otel` does with a scenario. 'subject': its subject runs the portable Queue (or the
+ * DeliveryWorker) and takes its options from shared/bench-telemetry.ts, so OpenTelemetry is on
+ * there and the baseline stays raw. 'built-in': the scenario already compares telemetry on with
+ * off, and runs unchanged. Absent: the subject has no Queue (a ledger, a bare driver), so
+ * telemetry changes nothing and --otel skips it.
+ */
+export type OtelRole = 'subject' | 'built-in';
+
+export interface OtelAware {
+  otel?: OtelRole;
+}
+
+export interface PairScenario extends ScenarioText, OtelAware {
   kind: 'pair';
   /** Sets up what lives across rounds, or says why the scenario cannot run here. */
   open(config: BenchConfig): Promise<PairSession | { skipped: string }>;
 }
 
-export interface MeasurementScenario extends ScenarioText {
+export interface MeasurementScenario extends ScenarioText, OtelAware {
   kind: 'measurement';
   run(config: BenchConfig): Promise<ScenarioResult>;
 }

@@ -3,6 +3,7 @@ import { type EnvelopeInput, FIFO_DEDUPE_WINDOW_SECONDS, Queue } from '@queuepor
 import { VirtualClock } from '@queueport/core/testing';
 import { MemoryDriver } from '@queueport/memory';
 import { type MeasurementScenario, progress, round1, round3, scenarioText } from '../runner';
+import { subjectQueueOptions } from '../shared/bench-telemetry';
 
 const CONCURRENCY = 16;
 const PUBLISH_CHUNK = 1000;
@@ -61,6 +62,7 @@ async function drain(queue: Queue, messages: number): Promise<void> {
 
 export const backlogDrain: MeasurementScenario = {
   kind: 'measurement',
+  otel: 'subject',
   name: 'backlog-drain',
   description:
     'Not a ratio: a backlog of distinct event ids published to a memory queue (default 300 s dedupe window) and drained through queue.consume with a handler that does no I/O. Heap is heapUsed after a forced GC, before publishing, right after the drain, and after the driver clock has moved past the dedupe window (one more publish + receive + ack gives any lazy sweep its turn). Lag is monitorEventLoopDelay during the drain, and how often a setInterval(…, 10) fired against how often it would on an idle loop.',
@@ -73,14 +75,14 @@ export const backlogDrain: MeasurementScenario = {
   async run({ quick }) {
     const messages = quick ? 10_000 : 100_000;
     // JIT warm-up on a throwaway queue, so the measured drain is not the first run of the code.
-    const warm = new Queue(new MemoryDriver());
+    const warm = new Queue(new MemoryDriver(), subjectQueueOptions());
     await publish(warm, 'warm', Math.min(5000, messages / 2));
     await drain(warm, Math.min(5000, messages / 2));
     await warm.close();
 
     const clock = new VirtualClock(Date.now());
     const driver = new MemoryDriver({ clock });
-    const queue = new Queue(driver);
+    const queue = new Queue(driver, subjectQueueOptions());
     const heapBeforeMb = await heapUsedMb();
 
     progress(`backlog-drain: publishing ${messages.toLocaleString('en-US')} messages`);

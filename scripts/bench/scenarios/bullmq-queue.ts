@@ -1,5 +1,6 @@
 import { Queue } from '@queueport/core';
 import { timed } from '../runner';
+import { subjectQueueOptions } from '../shared/bench-telemetry';
 import {
   type BullmqBench,
   bullmqPair,
@@ -18,7 +19,7 @@ function queueOver(bench: BullmqBench, label: string) {
   const envelopes = inputs(label, bench.messages).map((envelope) => ({ envelope }));
   return {
     envelopes,
-    open: (name: string) => new Queue(bench.driver(name)),
+    open: (name: string) => new Queue(bench.driver(name), subjectQueueOptions()),
     publishAll: async (queue: Queue) => {
       for (let i = 0; i < envelopes.length; i += PUBLISH_CHUNK) {
         await queue.publishBatch(envelopes.slice(i, i + PUBLISH_CHUNK));
@@ -32,6 +33,7 @@ function queueOver(bench: BullmqBench, label: string) {
 export const bullmqPublish = bullmqPair(
   {
     name: 'bullmq-publish',
+    otel: 'subject',
     description:
       "Publishing through the portable Queue over the BullMQ adapter (the Queue's validation, canonical encoding and digest, then the adapter) beside BullMQ's own addBulk of jobs as large.",
     subject: `Queue.publishBatch in ${PUBLISH_CHUNK}s over BullmqDriver`,
@@ -65,6 +67,7 @@ function queueConsume(concurrency: number) {
   return bullmqPair(
     {
       name: `bullmq-consume-${concurrency}`,
+      otel: 'subject',
       description: `Consuming through the portable Queue over the BullMQ adapter (the Queue's decoding and digest check, the consumer's lease keeping, then the adapter) beside BullMQ's own Worker at the same concurrency, both with a handler that does nothing.`,
       subject: `queue.consume, concurrency ${concurrency}, no-op handler, over BullmqDriver`,
       baseline: `bullmq Worker, concurrency ${concurrency}, no-op processor`,

@@ -12,6 +12,7 @@ import { physicalLimitLoop } from './delivery-vs-physical-limit';
  */
 export const deliveryFloor: PairScenario = {
   kind: 'pair',
+  otel: 'subject',
   name: 'delivery-floor',
   description:
     'The Queue’s consumer and the webhook sender with no ledger and no worker (the least any delivery through the Queue does), beside the physical-limit loop: an upper bound on the delivery-vs-physical-limit ratio.',

@@ -33,7 +33,7 @@ export const deliveryOtel: PairScenario = {
     };
     return {
       detail: `${events} events per round; ${DELIVERY_CONCURRENCY} at once`,
-      subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY, observers),
+      subject: sdk.traced(deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY, observers)),
       baseline: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY),
       close: async () => {
         await sdk.shutdown();

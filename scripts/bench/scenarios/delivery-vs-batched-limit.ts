@@ -1,6 +1,7 @@
 import type { PairScenario } from '../runner';
 import { bareBatchInsert, bareBatchUpdate } from '../shared/bare-batches';
 import { bareDeliveryRound } from '../shared/bare-delivery';
+import { subjectObservers } from '../shared/bench-telemetry';
 import { type EncodedEvent, tempDir } from '../shared/fixtures';
 import { deliveryPipeline } from '../shared/pipeline';
 import { openBareSqlite, sqliteVersion } from '../shared/sqlite';
@@ -16,6 +17,7 @@ const BATCH = 16;
  */
 export const deliveryVsBatchedLimit: PairScenario = {
   kind: 'pair',
+  otel: 'subject',
   name: 'delivery-vs-batched-limit',
   description:
     'The whole delivery path beside the physical limit of its durable work when that work is batched: the same POSTs bracketed by one bare multi-row SQLite INSERT and one bare multi-row UPDATE per batch of 16.',
@@ -31,7 +33,7 @@ export const deliveryVsBatchedLimit: PairScenario = {
     probe.close();
     return {
       detail: `${events} events per round, batches of ${BATCH}; SQLite ${version}, WAL, synchronous=NORMAL, better-sqlite3`,
-      subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY),
+      subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY, subjectObservers()),
       baseline: (label) =>
         bareDeliveryRound(
           temp.dir,

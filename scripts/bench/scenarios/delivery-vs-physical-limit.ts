@@ -1,5 +1,6 @@
 import type { PairScenario, Side } from '../runner';
 import { bareDeliveryRound } from '../shared/bare-delivery';
+import { subjectObservers } from '../shared/bench-telemetry';
 import { concurrently, tempDir } from '../shared/fixtures';
 import { deliveryPipeline } from '../shared/pipeline';
 import { openBareSqlite, sqliteVersion } from '../shared/sqlite';
@@ -12,6 +13,7 @@ import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_REMAINS, PIPELINE_SUBJEC
  */
 export const deliveryVsPhysicalLimit: PairScenario = {
   kind: 'pair',
+  otel: 'subject',
   name: 'delivery-vs-physical-limit',
   description:
     'The whole delivery path beside the physical limit of its durable work: the same POST bracketed by two bare SQLite commits, with no queue, no lease and no retry bookkeeping.',
@@ -27,7 +29,7 @@ export const deliveryVsPhysicalLimit: PairScenario = {
     probe.close();
     return {
       detail: `${events} events per round; SQLite ${version}, WAL, synchronous=NORMAL, better-sqlite3`,
-      subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY),
+      subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY, subjectObservers()),
       baseline: physicalLimitLoop(temp.dir, events),
       close: async () => temp.remove(),
     };

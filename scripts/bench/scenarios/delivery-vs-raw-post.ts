@@ -1,5 +1,6 @@
 import { startReferenceReceiver } from '@queueport/webhook/reference-receiver';
 import { type PairScenario, timed } from '../runner';
+import { subjectObservers } from '../shared/bench-telemetry';
 import { concurrently, encodedEvents, tempDir, waitForEffects } from '../shared/fixtures';
 import { rawPoster } from '../shared/http';
 import { deliveryPipeline } from '../shared/pipeline';
@@ -7,6 +8,7 @@ import { DELIVERY_CONCURRENCY, deliveryEvents, PIPELINE_REMAINS, PIPELINE_SUBJEC
 
 export const deliveryVsRawPost: PairScenario = {
   kind: 'pair',
+  otel: 'subject',
   name: 'delivery-vs-raw-post',
   description:
     'The whole delivery path beside the HTTP exchange alone: how much of the receiver-bound throughput the queue, consumer and ledger leave.',
@@ -19,7 +21,7 @@ export const deliveryVsRawPost: PairScenario = {
     const temp = tempDir('delivery');
     return {
       detail: `${events} events per round, reference receiver on loopback in the same process`,
-      subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY),
+      subject: deliveryPipeline(temp.dir, events, DELIVERY_CONCURRENCY, subjectObservers()),
       baseline: async (label) => {
         const receiver = await startReferenceReceiver({ mode: 'idempotent' });
         const poster = rawPoster(DELIVERY_CONCURRENCY);

@@ -52,7 +52,7 @@ export const queueOtel: PairScenario = {
     };
     return {
       detail: `${messages} messages per round`,
-      subject: (label) => run(label, true),
+      subject: sdk.traced((label) => run(label, true)),
       baseline: (label) => run(label, false),
       close: () => sdk.shutdown(),
     };

@@ -1,6 +1,7 @@
 import { type EnvelopeInput, Queue } from '@queueport/core';
 import { MemoryDriver } from '@queueport/memory';
 import { type PairScenario, timed } from '../runner';
+import { subjectQueueOptions } from '../shared/bench-telemetry';
 import { outgoingMessages } from '../shared/fixtures';
 
 const BATCH = 10;
@@ -15,6 +16,7 @@ function inputs(label: string, count: number): EnvelopeInput[] {
 
 export const queueVsDriver: PairScenario = {
   kind: 'pair',
+  otel: 'subject',
   name: 'queue-vs-driver',
   description:
     "The portable Queue's own cost (validation, canonical encoding and digest, manifest checks, decoding on receive) over the memory driver, beside the same messages through the bare driver.",
@@ -28,7 +30,7 @@ export const queueVsDriver: PairScenario = {
     return {
       detail: `${messages} messages per round`,
       subject: async (label) => {
-        const queue = new Queue(new MemoryDriver());
+        const queue = new Queue(new MemoryDriver(), subjectQueueOptions());
         const all = inputs(label, messages);
         try {
           return await timed(async () => {

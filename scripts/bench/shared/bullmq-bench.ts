@@ -9,7 +9,14 @@ import type { OutgoingMessage } from '@queueport/core/driver';
 import { Queue as BullQueue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { redisPing } from '../../test-services/redis';
-import { type PairScenario, type Sample, type ScenarioText, type Side, timed } from '../runner';
+import {
+  type OtelAware,
+  type PairScenario,
+  type Sample,
+  type ScenarioText,
+  type Side,
+  timed,
+} from '../runner';
 import { outgoingMessages } from './fixtures';
 
 /** What `addBulk` and `publishBatch` carry per call: the adapter's own publish batch. */
@@ -138,7 +145,7 @@ export function rawWorker(bench: BullmqBench, concurrency: number): Side {
 
 /** A pair over the shared bench: the sides get it once set up; the scenario skips without Redis. */
 export function bullmqPair(
-  text: ScenarioText,
+  text: ScenarioText & OtelAware,
   sides: (bench: BullmqBench) => { subject: Side; baseline: Side },
 ): PairScenario {
   return {

@@ -8,12 +8,14 @@ import { MemoryDriver } from '@queueport/memory';
 import { createWebhookSender } from '@queueport/webhook';
 import { startReferenceReceiver } from '@queueport/webhook/reference-receiver';
 import { type Side, timed } from '../runner';
+import { subjectQueueOptions } from './bench-telemetry';
 import { envelopes, waitForEffects } from './fixtures';
 
 export function consumeAndSend(events: number, concurrency: number): Side {
   return async (label) => {
     const receiver = await startReferenceReceiver({ mode: 'idempotent' });
-    const queue = new Queue(new MemoryDriver({ batchMax: 10 }));
+    // A subject only (delivery-floor's): under --otel its Queue has telemetry on.
+    const queue = new Queue(new MemoryDriver({ batchMax: 10 }), subjectQueueOptions());
     const sender = createWebhookSender({
       ssrf: { allowHttp: true, allowLoopback: true },
       connectionsPerOrigin: concurrency,

@@ -31,6 +31,7 @@ import {
   type Side,
   timed,
 } from '../runner';
+import { subjectQueueOptions } from './bench-telemetry';
 import { consumeUntilAcked, drainInLoops, drainQueueInLoops } from './drain-loops';
 import { concurrently } from './fixtures';
 
@@ -156,7 +157,7 @@ export interface InfraiBench {
   /** A new standard queue, empty; returns its name. */
   fresh(): Promise<string>;
   drop(name: string): Promise<void>;
-  /** The portable Queue opened by URL through the adapter, over the subject's Agent. */
+  /** The portable Queue opened by URL through the adapter, over the subject's Agent (traced under --otel). */
   queue(name: string): Promise<Queue>;
   /** Opens CONCURRENCY sockets on the side's Agent, untimed, so no side pays for a connect. */
   warm(side: SideName): Promise<void>;
@@ -190,7 +191,8 @@ export async function openInfraiBench(quick: boolean): Promise<InfraiBench> {
     async drop(name) {
       await adminRaw.call('DELETE', `/v1/queue/delete/${encodeURIComponent(name)}`);
     },
-    queue: (name) => openQueue(`infrai://${host}/${name}?tls=false`, { adapters: [adapter] }),
+    queue: (name) =>
+      openQueue(`infrai://${host}/${name}?tls=false`, { adapters: [adapter], ...subjectQueueOptions() }),
     async warm(side) {
       await Promise.all(Array.from({ length: CONCURRENCY }, () => raw[side].call('GET', '/v1/queue/list')));
     },
@@ -220,6 +222,8 @@ export function infraiPair(
 ): PairScenario {
   return {
     kind: 'pair',
+    // Every Infrai pair's subject is the portable Queue (`bench.queue`).
+    otel: 'subject',
     ...text,
     async open({ quick }) {
       const bench = await openInfraiBench(quick);
@@ -463,6 +467,8 @@ export async function warmConsume(
 /**
  * Once per session, untimed: what the adapter sends for a publish of one batch, a consume and an
  * ack, captured on the way out, is byte for byte what the raw side sends for the same calls.
+ * Its Queue has no telemetry even under --otel, where the subject's publishes also carry their
+ * trace context (the reserved `queueport.trace` attribute): bytes the raw side does not send.
  */
 export async function checkSameBytes(bench: InfraiBench): Promise<void> {
   const sent: Array<{ path: string; body: string }> = [];

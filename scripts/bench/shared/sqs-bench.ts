@@ -19,6 +19,7 @@ import { type EnvelopeInput, Queue } from '@queueport/core';
 import { SqsDriver } from '@queueport/sqs';
 import { ensureServices } from '../../test-services/ensure-services';
 import { type PairScenario, progress, type Sample, type ScenarioText, type Side, timed } from '../runner';
+import { subjectQueueOptions } from './bench-telemetry';
 import { drainInLoops } from './drain-loops';
 import { concurrently, outgoingMessages } from './fixtures';
 
@@ -50,7 +51,7 @@ export interface SqsBench {
   /** A new standard queue, empty; returns its URL. */
   fresh(): Promise<string>;
   drop(queueUrl: string): Promise<void>;
-  /** The portable Queue over an SqsDriver on that queue, sharing the bench's client. */
+  /** The portable Queue over an SqsDriver on that queue, sharing the bench's client: the subject's (traced under --otel). */
   queue(queueUrl: string): Promise<Queue>;
   close(): Promise<void>;
 }
@@ -116,7 +117,7 @@ export async function openSqsBench(quick: boolean): Promise<SqsBench | { skipped
       await client.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
     },
     async queue(queueUrl) {
-      return new Queue(await SqsDriver.open({ client, queue: queueUrl }));
+      return new Queue(await SqsDriver.open({ client, queue: queueUrl }), subjectQueueOptions());
     },
     async close() {
       client.destroy();
@@ -150,6 +151,8 @@ export function sqsPair(
 ): PairScenario {
   return {
     kind: 'pair',
+    // Every SQS pair's subject is the portable Queue (`bench.queue`).
+    otel: 'subject',
     ...text,
     async open({ quick }) {
       const bench = await openSqsBench(quick);
