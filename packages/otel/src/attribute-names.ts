@@ -19,6 +19,7 @@ export const ATTR = {
   eventType: 'queueport.event.type',
   receiveCount: 'queueport.delivery.receive_count',
   duplicate: 'queueport.publish.duplicate',
+  failedCount: 'queueport.publish.failed_count',
   deadLetterTo: 'queueport.dead_letter.to',
   deadLettered: 'queueport.dead_lettered',
   retryKind: 'queueport.retry.kind',

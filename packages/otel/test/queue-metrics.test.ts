@@ -81,8 +81,14 @@ describe('queue metrics through OpenTelemetry, on the memory driver', () => {
         'queueport.dead_letter.to': 'dead-letters',
       }),
     ).toBe(1);
-    // One publish span per message, one receive span per receive that brought something.
-    expect(otel.spans().filter((s) => s.name === 'send orders')).toHaveLength(3);
+    // One send span per publish call (the batch's carries its size), one receive span per
+    // receive that brought something.
+    const sends = otel.spans().filter((s) => s.name === 'send orders');
+    expect(sends.map((s) => s.attributes['messaging.batch.message_count'])).toEqual([2, undefined]);
+    expect(sends[1]!.attributes).toMatchObject({
+      'queueport.event.id': 'e1',
+      'queueport.publish.duplicate': true,
+    });
     expect(otel.spans().filter((s) => s.name === 'receive orders')).toHaveLength(2);
     await queue.close();
   });

@@ -64,6 +64,33 @@ describe('a trace from publish to delivery', () => {
     expect(attributes).toEqual({ tenant: 't1' });
   });
 
+  it('continues every delivery of a batch from its one send span', async () => {
+    const queue = queueOver(new MemoryDriver({ clock }));
+    await queue.publishBatch(['b1', 'b2', 'b3'].map((id) => ({ envelope: envelope(id) })));
+    const seen: string[] = [];
+    const consumer = queue.consume(async (delivery) => {
+      seen.push(delivery.envelope.event_id);
+    });
+    for (let i = 0; i < 50 && seen.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await consumer.close();
+    await queue.close();
+
+    const sends = otel.spans().filter((s) => s.name === 'send memory');
+    expect(sends).toHaveLength(1);
+    const send = sends[0]!;
+    expect(send.attributes['messaging.batch.message_count']).toBe(3);
+    const processes = otel.spans().filter((s) => s.name === 'process memory');
+    expect(processes.map((s) => s.attributes['queueport.event.id']).sort()).toEqual(['b1', 'b2', 'b3']);
+    for (const process of processes) {
+      expect(process.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
+      expect(process.spanContext().traceId).toBe(send.spanContext().traceId);
+    }
+    // However many of the batch one receive brought, one link to the batch.
+    for (const receive of otel.spans().filter((s) => s.name === 'receive memory')) {
+      expect(receive.links.map((l) => l.context.spanId)).toEqual([send.spanContext().spanId]);
+    }
+  });
+
   it('keeps the trace across the delay bridge, hop after hop', async () => {
     const queue = queueOver(new MemoryDriver({ clock, nativeMaxDelaySeconds: 900 }));
     await queue.publish({ envelope: envelope('later'), delaySeconds: 2_000 });

@@ -36,7 +36,7 @@ export const queueOtel: PairScenario = {
   baseline: 'the same Queue and messages without telemetry',
   targets: [{ metric: 'ratio', atLeast: 0.5 }],
   remains:
-    'a producer span per message, a receive span per batch with a link per message, the traceparent attribute written and read, and the counters and histograms the SDK aggregates per call.',
+    'a producer span per publish call, a receive span per batch with a link per publish call, the traceparent attribute written and read, and the counters and histograms the SDK aggregates per call.',
   async open({ quick }) {
     const messages = quick ? 2000 : 50_000;
     const sdk = benchOtelSdk();
