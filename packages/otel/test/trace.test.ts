@@ -1,5 +1,5 @@
 import { trace } from '@opentelemetry/api';
-import { isQueueError, Queue, TRACE_CONTEXT_ATTRIBUTE } from '@queueport/core';
+import { isQueueError, Queue, QueueError, TRACE_CONTEXT_ATTRIBUTE } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import { MemoryDriver } from '@queueport/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -125,5 +125,36 @@ describe('a trace from publish to delivery', () => {
       .catch((error: unknown) => error);
     expect(isQueueError(refused, 'INVALID_ARGUMENT')).toBe(true);
     await queue.close();
+  });
+
+  it('marks a batch some of whose messages the provider refused: how many, and the first refusal', async () => {
+    // A provider that takes the batch but refuses its second and third messages.
+    class RefusingDriver extends MemoryDriver {
+      override async publish(messages: Parameters<MemoryDriver['publish']>[0]) {
+        const outcomes = await super.publish(messages);
+        return outcomes.map((outcome, index) =>
+          index === 1 || index === 2
+            ? {
+                ok: false as const,
+                error: new QueueError('PAYLOAD_TOO_LARGE', 'too large for this provider'),
+              }
+            : outcome,
+        );
+      }
+    }
+    const queue = queueOver(new RefusingDriver({ clock }));
+    const refused = await queue
+      .publishBatch(['b1', 'b2', 'b3', 'b4'].map((id) => ({ envelope: envelope(id) })))
+      .catch((error: unknown) => error);
+    expect(isQueueError(refused, 'PAYLOAD_TOO_LARGE')).toBe(true);
+    await queue.close();
+
+    const [send] = otel.spans().filter((s) => s.name === 'send memory');
+    expect(send?.attributes).toMatchObject({
+      'messaging.batch.message_count': 4,
+      'queueport.publish.failed_count': 2,
+      'error.type': 'PAYLOAD_TOO_LARGE',
+    });
+    expect(send?.status.code).toBe(2); // ERROR
   });
 });

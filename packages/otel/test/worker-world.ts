@@ -1,57 +1,11 @@
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Clock } from '@queueport/core';
 import type { VirtualClock } from '@queueport/core/testing';
-import type { Ledger } from '@queueport/ledger';
-import { openPostgresLedger } from '@queueport/ledger/postgres';
-import { openSqliteLedger } from '@queueport/ledger/sqlite';
-
-/** A ledger store to run the worker over, and how to drop what it left behind. */
-export interface LedgerStore {
-  name: string;
-  open(clock: Clock): Promise<{ ledger: Ledger; dispose(): Promise<void> }>;
-}
+import { scratchLedgers } from '@queueport/ledger/testing';
 
 // The root vitest global setup provides the URL (a local server, or QUEUEPORT_POSTGRES_URL).
-const postgresUrl = process.env.QUEUEPORT_POSTGRES_URL || undefined;
+const postgresUrl = process.env.QUEUEPORT_POSTGRES_URL ?? '';
 
-export const LEDGER_STORES: LedgerStore[] = [
-  {
-    name: 'SQLite',
-    async open(clock) {
-      const filename = join(tmpdir(), `queueport-otel-${crypto.randomUUID()}.sqlite`);
-      const ledger = await openSqliteLedger({ filename, clock });
-      return {
-        ledger,
-        dispose: async () => {
-          await ledger.close();
-          await Promise.all(['', '-wal', '-shm'].map((s) => rm(`${filename}${s}`, { force: true })));
-        },
-      };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open(clock) {
-      if (!postgresUrl)
-        throw new Error('no PostgreSQL URL: the test services provide QUEUEPORT_POSTGRES_URL');
-      const schema = `otel_${process.pid}_${crypto.randomUUID().slice(0, 8)}`;
-      const ledger = await openPostgresLedger({ connectionString: postgresUrl, schema, clock });
-      return {
-        ledger,
-        dispose: async () => {
-          const { default: pg } = await import('pg');
-          await ledger.close();
-          const client = new pg.Client({ connectionString: postgresUrl });
-          await client.connect();
-          await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-          await client.end();
-        },
-      };
-    },
-  },
-];
+/** The ledger stores to run the worker over: a fresh SQLite file, a fresh PostgreSQL schema. */
+export const LEDGER_STORES = scratchLedgers({ tag: 'otel', postgresUrl });
 
 /** Moves the virtual clock in small steps, with real time for HTTP and the database between, until `check` holds. */
 export async function until(

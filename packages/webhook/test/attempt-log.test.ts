@@ -1,13 +1,8 @@
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from '@queueport/core';
 import { VirtualClock } from '@queueport/core/testing';
 import type { AttemptLog, Ledger } from '@queueport/ledger';
-import { openPostgresLedger } from '@queueport/ledger/postgres';
-import { openSqliteLedger } from '@queueport/ledger/sqlite';
 import { MemoryDriver } from '@queueport/memory';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createWebhookSender,
   type DeliveryOutcome,
@@ -19,8 +14,8 @@ import {
 import { attemptOf, errorClassOf } from '../src/worker/attempt-record';
 import { destination, LOOPBACK_SSRF } from './helpers/fixtures';
 import { answer, startServer, type TestServer } from './helpers/http-servers';
+import { ledgerStores } from './helpers/ledger-stores';
 
-const postgresUrl = inject('queueportServices').postgresUrl;
 const DAY_MS = 24 * 3600 * 1000;
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -30,36 +25,17 @@ afterEach(async () => {
 
 type AttemptLedger = Ledger & AttemptLog;
 
-const stores: [string, (clock: VirtualClock) => Promise<AttemptLedger>][] = [
-  [
-    'sqlite',
+/** Each store's ledger for one test, removed after it. */
+const stores = ledgerStores('attempt_log').map(
+  ([name, open]): [string, (clock: VirtualClock) => Promise<AttemptLedger>] => [
+    name,
     async (clock) => {
-      const filename = join(tmpdir(), `queueport-attempt-log-${crypto.randomUUID()}.sqlite`);
-      const ledger = await openSqliteLedger({ filename, clock });
-      closers.push(async () => {
-        await ledger.close();
-        await Promise.all(['', '-wal', '-shm'].map((s) => rm(`${filename}${s}`, { force: true })));
-      });
+      const { ledger, dispose } = await open(clock);
+      closers.push(dispose);
       return ledger;
     },
   ],
-  [
-    'postgres',
-    async (clock) => {
-      const schema = `webhook_attempts_${process.pid}_${crypto.randomUUID().slice(0, 8)}`;
-      const ledger = await openPostgresLedger({ connectionString: postgresUrl, schema, clock });
-      closers.push(async () => {
-        await ledger.close();
-        const { default: pg } = await import('pg');
-        const client = new pg.Client({ connectionString: postgresUrl });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
-      });
-      return ledger;
-    },
-  ],
-];
+);
 
 function sender(): WebhookSender {
   const created = createWebhookSender({ requestTimeoutMs: 10_000, ssrf: LOOPBACK_SSRF });
@@ -163,44 +139,16 @@ describe('the attempt the worker builds from an outcome', () => {
   const outcome = (value: Partial<DeliveryOutcome> & Pick<DeliveryOutcome, 'kind'>) =>
     ({ attemptMs: 10, reason: '', ...value }) as DeliveryOutcome;
 
+  const classifies = (given: DeliveryOutcome, expected: string | null) => {
+    const status = 'status' in given ? (given.status ?? null) : null;
+    expect(errorClassOf(given, status)).toBe(expected);
+    expect(attemptOf(given, undefined, now).errorClass).toBe(expected);
+  };
+
   it.each([
     ['delivered', outcome({ kind: 'delivered', status: 204 }), null],
     ['a 503', outcome({ kind: 'retry', status: 503, reason: 'http 503' }), 'http'],
     ['a 410', outcome({ kind: 'disable', status: 410, reason: 'http 410: gone' }), 'http'],
-    [
-      'a request timeout',
-      outcome({ kind: 'retry', reason: 'request timeout after 300 ms, after the request was sent' }),
-      'timeout',
-    ],
-    [
-      'a headers timeout',
-      outcome({ kind: 'retry', reason: 'headers timeout (UND_ERR_HEADERS_TIMEOUT)' }),
-      'timeout',
-    ],
-    [
-      'a connect timeout',
-      outcome({ kind: 'retry', reason: 'connect timeout (UND_ERR_CONNECT_TIMEOUT)' }),
-      'connect',
-    ],
-    [
-      'a refused connection',
-      outcome({ kind: 'retry', reason: 'connection refused (ECONNREFUSED)' }),
-      'connect',
-    ],
-    ['a failed lookup', outcome({ kind: 'retry', reason: 'host not found (ENOTFOUND)' }), 'connect'],
-    [
-      'a bad certificate',
-      outcome({
-        kind: 'retry',
-        reason: 'network error: DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate',
-      }),
-      'tls',
-    ],
-    [
-      'a reset',
-      outcome({ kind: 'retry', reason: 'connection reset (ECONNRESET), after the request was sent' }),
-      'network',
-    ],
     [
       'no destination',
       outcome({ kind: 'terminal', reason: 'no destination for this event', attemptMs: 0 }),
@@ -212,11 +160,18 @@ describe('the attempt the worker builds from an outcome', () => {
       'disabled',
     ],
     ['an SSRF refusal', outcome({ kind: 'terminal', reason: 'refused', refusal: {} as never }), 'refused'],
-  ])('classifies %s', (_what, given, expected) => {
-    const status = 'status' in given ? (given.status ?? null) : null;
-    expect(errorClassOf(given, status)).toBe(expected);
-    expect(attemptOf(given, undefined, now).errorClass).toBe(expected);
-  });
+  ])('classifies %s', (_what, given, expected) => classifies(given, expected));
+
+  // A retry without a status is classified by the sender's reason alone.
+  it.each([
+    ['a request timeout', 'request timeout after 300 ms, after the request was sent', 'timeout'],
+    ['a headers timeout', 'headers timeout (UND_ERR_HEADERS_TIMEOUT)', 'timeout'],
+    ['a connect timeout', 'connect timeout (UND_ERR_CONNECT_TIMEOUT)', 'connect'],
+    ['a refused connection', 'connection refused (ECONNREFUSED)', 'connect'],
+    ['a failed lookup', 'host not found (ENOTFOUND)', 'connect'],
+    ['a bad certificate', 'network error: DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate', 'tls'],
+    ['a reset', 'connection reset (ECONNRESET), after the request was sent', 'network'],
+  ])('classifies %s', (_what, reason, expected) => classifies(outcome({ kind: 'retry', reason }), expected));
 
   it('rounds and drops what the ledger would refuse from a custom sender, so the settle still lands', () => {
     const odd = outcome({ kind: 'retry', status: 42, reason: 'odd', attemptMs: 12.6 });
