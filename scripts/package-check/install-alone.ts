@@ -53,6 +53,7 @@ const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 
   '@queueport/conformance': { '@queueport/core': 'dependency' },
   '@queueport/otel': { '@queueport/core': 'dependency' },
   '@queueport/payload-s3': { '@queueport/core': 'dependency' },
+  '@queueport/postgres': { '@queueport/core': 'dependency' },
   // The embedded defaults (memory, the Infrai simulator) and the suite are what `queueport drill`
   // runs with no configuration; the other adapters are loaded only when a URL names them.
   '@queueport/cli': {
@@ -64,16 +65,22 @@ const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 
     '@queueport/infrai': 'dependency',
     '@queueport/bullmq': 'optional peer',
     '@queueport/sqs': 'optional peer',
+    '@queueport/postgres': 'optional peer',
   },
 };
 /**
  * Database clients that compile (better-sqlite3) or pull in what does (pg-native via pg): never
- * installed for a user who did not ask, so only ever optional peers, and only of the ledger and
- * of the CLI, which opens the ledger its configuration names (a PostgreSQL user of the CLI never
- * compiles SQLite; the SQLite ledger's error names `npm i better-sqlite3`).
+ * installed for a user who did not ask, so only ever optional peers, and only of the ledger, of
+ * the PostgreSQL queue driver (it loads pg when a queue is opened, and says `npm i pg` without
+ * it) and of the CLI, which opens the ledger its configuration names (a PostgreSQL user of the
+ * CLI never compiles SQLite; the SQLite ledger's error names `npm i better-sqlite3`).
  */
 const NATIVE_CLIENTS = ['better-sqlite3', 'pg'];
-const NATIVE_CLIENTS_ALLOWED_IN: readonly PackageName[] = ['@queueport/ledger', '@queueport/cli'];
+const NATIVE_CLIENTS_ALLOWED_IN: readonly PackageName[] = [
+  '@queueport/ledger',
+  '@queueport/postgres',
+  '@queueport/cli',
+];
 /**
  * Provider clients a driver takes as required peers, never as dependencies: the application picks
  * their versions, and hands the driver its own ioredis connection, which must be an instance of

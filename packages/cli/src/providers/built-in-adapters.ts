@@ -95,4 +95,11 @@ export const BUILT_IN_ADAPTERS: readonly BuiltInAdapter[] = [
     peers: ['@aws-sdk/client-sqs'],
     load: () => import('@queueport/sqs/adapter'),
   },
+  {
+    scheme: 'pgqueue',
+    packageName: '@queueport/postgres',
+    // The package loads pg only when a queue is opened: its definition reads without it.
+    peers: ['pg'],
+    load: () => import('@queueport/postgres'),
+  },
 ];
