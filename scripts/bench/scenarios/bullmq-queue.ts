@@ -10,6 +10,7 @@ import {
   rawAddBulk,
   rawWorker,
 } from '../shared/bullmq-bench';
+import { consumeUntilDone } from '../shared/consume-until-done';
 
 /** Where the time beyond raw BullMQ goes, from the driver-level pairs and a run over a driver that does nothing. */
 const PORTABLE_LAYER = `The portable Queue's own work per message, measured over a driver that does nothing (same build, same machine): publish about 16 µs of CPU (envelope validation, canonical JSON and its SHA-256 digest, size and attribute checks), consume 16 to 19 µs (parsing, the schema and digest re-check, the consumer's lease keeping and the ack path). BullMQ's whole cost is 18 to 32 µs per job here, so the portable layer alone is several times the 10 % the target allows: no adapter design reaches 0.9 through the Queue while every received body is re-proven. Since issue 23 the acks of a turn are coalesced and a canonical body is proven by a scan of its text; what remains is the proof itself, and a consume loop of separate receive and ack calls where the Worker completes and fetches in one step.`;
@@ -50,19 +51,6 @@ export const bullmqPublish = bullmqPair(
   }),
 );
 
-/** Consumes until every envelope was handled once, then closes the consumer. */
-function consumeAll(queue: Queue, total: number, concurrency: number): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    let done = 0;
-    const consumer = queue.consume(
-      async () => {
-        if (++done === total) setImmediate(() => void consumer.close().then(() => resolve(done), reject));
-      },
-      { concurrency, leaseSeconds: 30 },
-    );
-  });
-}
-
 function queueConsume(concurrency: number) {
   return bullmqPair(
     {
@@ -79,7 +67,7 @@ function queueConsume(concurrency: number) {
         const side = queueOver(bench, label);
         return onFreshQueue(bench, side.open, async (queue) => {
           const total = await side.publishAll(queue);
-          return timed(() => consumeAll(queue, total, concurrency));
+          return timed(() => consumeUntilDone(queue, total, { concurrency, leaseSeconds: 30 }));
         });
       },
       baseline: rawWorker(bench, concurrency),

@@ -12,6 +12,7 @@ import { infraiConsume, infraiConsumeAck, infraiPublish } from './infrai-queue';
 import { ledgerPostgres, ledgerPostgresConcurrent } from './ledger-postgres';
 import { ledgerSqlite } from './ledger-sqlite';
 import { ledgerSqliteBatched } from './ledger-sqlite-batched';
+import { postgresConsume10, postgresPublish } from './postgres-queue';
 import { queueOtel } from './queue-otel';
 import { queueVsDriver } from './queue-vs-driver';
 import { sqsConsume, sqsPublish, sqsReceiveAck } from './sqs-queue';
@@ -41,6 +42,8 @@ export const scenarios: readonly Scenario[] = [
   bullmqPublish,
   bullmqConsume10,
   bullmqConsume50,
+  postgresPublish,
+  postgresConsume10,
   sqsPublish,
   sqsReceiveAck,
   sqsConsume,
