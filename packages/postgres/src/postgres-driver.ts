@@ -73,12 +73,10 @@ export class PostgresDriver implements port.Driver {
       dedupe: { kind: 'window', windowSeconds: dedupeWindowSeconds, reportsDuplicates: true },
       // Not kept: SKIP LOCKED lets two receivers take one group's rows at once (see the README).
       ordering: 'none',
-      ...{
-        leaseExtension: true,
-        leaseSeconds: { min: 1, max: 43_200 },
-        longPollMaxSeconds: 20,
-        receiveCount: true,
-      },
+      leaseExtension: true,
+      leaseSeconds: { min: 1, max: 43_200 },
+      longPollMaxSeconds: 20,
+      receiveCount: true,
       // Rows stay until settled: at least the portable 14 days.
       retentionSeconds: 14 * 86_400,
       batch: { publish: most, receive: most, settle: most, publishBytes: 2 ** 21 },
@@ -90,9 +88,13 @@ export class PostgresDriver implements port.Driver {
   async publish(messages: readonly port.OutgoingMessage[]): Promise<port.PublishOutcome[]> {
     // ON CONFLICT takes a key once per statement: a repeat within the call is its first's duplicate.
     const keys = messages.map((message) => deriveProviderKey(message.dedupeKey, KEY_RULES));
-    const firsts = messages.filter((_, i) => keys.indexOf(keys[i]!) === i);
+    const firstIndex = new Map<string, number>();
+    keys.forEach((key, i) => {
+      if (!firstIndex.has(key)) firstIndex.set(key, i);
+    });
+    const firsts = messages.filter((_, i) => firstIndex.get(keys[i]!) === i);
     const { rows } = await this.#o.pool.query(this.#sql.publish, [
-      ...[this.#o.queueName, this.#channel, this.#o.settings.dedupeWindowSeconds, [...new Set(keys)]],
+      ...[this.#o.queueName, this.#channel, this.#o.settings.dedupeWindowSeconds, [...firstIndex.keys()]],
       ...[firsts.map((m) => storableText(m.eventId)), firsts.map((m) => m.body)],
       firsts.map((m) => JSON.stringify(m.attributes)),
       firsts.map((m) => (m.groupId === undefined ? null : storableText(m.groupId))),
@@ -114,7 +116,7 @@ export class PostgresDriver implements port.Driver {
     return keys.map((key, i) => {
       const held = byKey.get(key);
       if (!held) throw new QueueError('INTERNAL', `${this.name}: the database answered a publish short`);
-      return { ok: true, messageId: held.id, duplicate: held.duplicate || keys.indexOf(key) !== i };
+      return { ok: true, messageId: held.id, duplicate: held.duplicate || firstIndex.get(key) !== i };
     });
   }
 
@@ -223,6 +225,7 @@ export class PostgresDriver implements port.Driver {
     const sent = entries.filter(
       (e) => parseReceipt(e.receipt) && !seen.has(e.receipt) && seen.add(e.receipt),
     );
+    const sentSet = new Set(sent);
     const done = new Set<string>();
     if (sent.length > 0) {
       const receipts = sent.map((entry) => parseReceipt(entry.receipt)!);
@@ -235,7 +238,7 @@ export class PostgresDriver implements port.Driver {
       for (const row of rows) done.add(receiptOf(checkedId(row.id), String(row.token)));
     }
     return entries.map((entry) =>
-      sent.includes(entry) && done.has(entry.receipt) ? { ok: true } : LEASE_LOST,
+      sentSet.has(entry) && done.has(entry.receipt) ? { ok: true } : LEASE_LOST,
     );
   }
 }
