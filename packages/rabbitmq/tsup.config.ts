@@ -1,3 +1,0 @@
-import { packageBuild } from '../../scripts/build/tsup-package';
-
-export default packageBuild(['src/index.ts']);
