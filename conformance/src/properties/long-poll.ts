@@ -1,3 +1,4 @@
+import { ABORTED_RECEIVE_TURNS } from '@queueport/core/driver';
 import fc from 'fast-check';
 import { check, checkEqual, outcomeOf, type Session, stillPending, withSession } from '../support';
 import { defineProperty } from './property';
@@ -55,7 +56,9 @@ export const longPoll = defineProperty({
           }
           if (ending === 'abort') {
             abort.abort('stop');
-            check(!(await stillPending(polling)), 'an aborted long poll went on waiting');
+            // The rule drivers are given (see AbandonedTakes): an answer within these turns.
+            const waiting = await stillPending(polling, ABORTED_RECEIVE_TURNS);
+            check(!waiting, 'an aborted long poll went on waiting');
             const result = await polling;
             check(!result.ok || result.value.length === 0, 'an aborted long poll returned a message');
             return;

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type * as port from '@queueport/core/driver';
-import { deriveProviderKey, MAX_BODY_BYTES, MAX_DELAY_SECONDS, QueueError } from '@queueport/core/driver';
+import {
+  AbandonedTakes,
+  deriveProviderKey,
+  MAX_BODY_BYTES,
+  MAX_DELAY_SECONDS,
+  QueueError,
+} from '@queueport/core/driver';
 import type { Pool } from 'pg';
 import { classifyPostgresError } from './classify-error';
 import { queueStatements } from './queue-statements';
@@ -54,7 +60,7 @@ export class PostgresDriver implements port.Driver {
   readonly #sql: ReturnType<typeof queueStatements>;
   readonly #channel: string;
   #nextSweep = 0;
-  readonly #givingBack = new Set<Promise<unknown>>();
+  readonly #abandoned = new AbandonedTakes();
   #sweeping: Promise<unknown> = Promise.resolve();
 
   constructor(options: PostgresDriverOptions) {
@@ -129,13 +135,11 @@ export class PostgresDriver implements port.Driver {
       const left = deadline - performance.now();
       const wait =
         left > 0 ? this.#o.listener.next(Math.min(left, this.#o.pollIntervalMs), request.signal) : undefined;
-      const taking = this.#take(request);
-      const taken = await unlessAborted(taking, request.signal);
-      if (taken === undefined) {
-        // The abort rule: answer now, not when the statement ends; what it took goes back.
-        this.#giveBackLater(taking);
-        return [];
-      }
+      // The abort rule: answer now, not when the statement ends; what it took goes back.
+      const taken = await this.#abandoned.unlessAborted(this.#take(request), request.signal, (rows) =>
+        this.#giveBack(rows),
+      );
+      if (taken === undefined) return [];
       if (taken.length > 0 || !wait || performance.now() >= deadline) {
         if (taken.length === 0) await this.#assertQueueExists();
         return taken;
@@ -164,7 +168,7 @@ export class PostgresDriver implements port.Driver {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#sweeping, ...this.#givingBack]);
+    await Promise.all([this.#sweeping, this.#abandoned.drained()]);
     await this.#o.listener.close();
     await this.#o.pool.end();
   }
@@ -181,22 +185,15 @@ export class PostgresDriver implements port.Driver {
     return rows.map(leasedMessage).sort((a, b) => (BigInt(a.messageId) < BigInt(b.messageId) ? -1 : 1));
   }
 
-  /** Returns the leases of an abandoned receive; a failure leaves them to run out, as a crash would. */
-  #giveBackLater(taking: Promise<port.DriverMessage[]>): void {
-    const giving = taking
-      .then((taken) => {
-        if (taken.length === 0) return;
-        const receipts = taken.map((message) => parseReceipt(message.receipt)!);
-        return this.#o.pool.query(this.#sql.giveBack, [
-          this.#o.queueName,
-          receipts.map((r) => r.id),
-          receipts.map((r) => r.token),
-          this.#channel,
-        ]);
-      })
-      .catch(() => undefined)
-      .finally(() => this.#givingBack.delete(giving));
-    this.#givingBack.add(giving);
+  /** Returns the leases of an abandoned receive, visible at once with that receive not counted. */
+  #giveBack(taken: readonly port.DriverMessage[]): Promise<unknown> {
+    const receipts = taken.map((message) => parseReceipt(message.receipt)!);
+    return this.#o.pool.query(this.#sql.giveBack, [
+      this.#o.queueName,
+      receipts.map((r) => r.id),
+      receipts.map((r) => r.token),
+      this.#channel,
+    ]);
   }
 
   /** An empty answer checks the queue is there: a deleted queue is NOT_FOUND, never an idle one. */
@@ -240,24 +237,5 @@ export class PostgresDriver implements port.Driver {
     return entries.map((entry) =>
       sentSet.has(entry) && done.has(entry.receipt) ? { ok: true } : LEASE_LOST,
     );
-  }
-}
-
-/** The promise's value, or undefined as soon as `signal` aborts (the promise itself runs on). */
-async function unlessAborted<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T | undefined> {
-  if (!signal) return promise;
-  if (signal.aborted) return undefined;
-  let onAbort!: () => void;
-  const aborted = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([promise, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
   }
 }

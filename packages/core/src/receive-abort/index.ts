@@ -1,0 +1,1 @@
+export { ABORTED_RECEIVE_TURNS, AbandonedTakes } from './abandoned-takes';
