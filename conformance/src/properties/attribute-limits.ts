@@ -1,6 +1,6 @@
-import { encodeEnvelope, MAX_ATTRIBUTES, prepareEnvelope } from '@queueport/core';
+import { encodeEnvelope, MAX_ATTRIBUTES, prepareEnvelope, QueueError } from '@queueport/core';
 import fc from 'fast-check';
-import { check, checkEqual, withSession } from '../support';
+import { check, checkEqual, type Session, withSession } from '../support';
 import { UTF8_UNITS } from './arbitraries';
 import { defineProperty } from './property';
 
@@ -32,9 +32,12 @@ export const attributeLimits = defineProperty({
       withSession(harness, async (session) => {
         const envelope = session.envelope('attributes-at-limit', { n: 1 });
         const bodyBytes = Buffer.byteLength(encodeEnvelope(prepareEnvelope(envelope)), 'utf8');
-        const attributes = attributesOfSize(session.caps.maxBodyBytes - below - bodyBytes, unit, spread);
+        const { maxBodyBytes, maxAttributeBytes } = session.caps;
+        const room = Math.min(maxBodyBytes - bodyBytes, maxAttributeBytes ?? Number.POSITIVE_INFINITY);
+        const attributes = attributesOfSize(room - below, unit, spread);
         const size = bodyBytes + byteSize(attributes);
-        check(size <= session.caps.maxBodyBytes, `the suite built a message of ${size} bytes`);
+        check(size <= maxBodyBytes, `the suite built a message of ${size} bytes`);
+        if (maxAttributeBytes !== undefined) await expectAttributesRefused(session, maxAttributeBytes, unit);
         const companion = session.envelope('companion');
         if (inBatch) await session.queue.publishBatch([{ envelope: companion }, { envelope, attributes }]);
         else await session.queue.publish({ envelope, attributes });
@@ -48,6 +51,23 @@ export const attributeLimits = defineProperty({
       }),
     ),
 });
+
+/**
+ * One byte past a declared attribute limit is refused with PAYLOAD_TOO_LARGE before anything is
+ * sent: a provider that carries attributes in a header would otherwise fail the whole connection.
+ */
+async function expectAttributesRefused(session: Session, maxAttributeBytes: number, unit: string) {
+  const envelope = session.envelope('attributes-past-limit');
+  const attributes = attributesOfSize(maxAttributeBytes + 1, unit, 'one');
+  const error = await session.queue.publish({ envelope, attributes }).then(
+    () => undefined,
+    (refusal: unknown) => refusal,
+  );
+  check(
+    error instanceof QueueError && error.code === 'PAYLOAD_TOO_LARGE',
+    `attributes of ${byteSize(attributes)} bytes, past maxAttributeBytes ${maxAttributeBytes}, were not refused with PAYLOAD_TOO_LARGE`,
+  );
+}
 
 /** `MAX_ATTRIBUTES` attributes with 64-character names, whose names and values take `bytes` in all. */
 function attributesOfSize(bytes: number, unit: string, spread: 'one' | 'even'): Record<string, string> {

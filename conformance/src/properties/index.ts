@@ -16,6 +16,7 @@ import { leaseExtension } from './lease-extension';
 import { longDelay } from './long-delay';
 import { longDelayHidden } from './long-delay-hidden';
 import { longPoll } from './long-poll';
+import { maxHold } from './max-hold';
 import { missingQueue } from './missing-queue';
 import { ordering } from './ordering';
 import type { ConformanceProperty } from './property';
@@ -34,6 +35,7 @@ export const queueProperties: readonly ConformanceProperty[] = [
   ackDeletes,
   leaseExpiry,
   leaseExtension,
+  maxHold,
   staleReceipt,
   batchBounds,
   receiveHolds,
@@ -77,6 +79,7 @@ export {
   longDelay,
   longDelayHidden,
   longPoll,
+  maxHold,
   missingQueue,
   ordering,
   receiveHolds,

@@ -22,7 +22,14 @@ export const leaseExtension = defineProperty({
       async ({ leaseSeconds, at, extensionSeconds, extensions }) =>
         withSession(harness, async (session) => {
           const lease = session.lease(leaseSeconds);
-          const extension = session.lease(extensionSeconds);
+          // Extensions stay inside a declared hold: past it the Queue refuses them (max-hold).
+          const hold = session.caps.maxHoldSeconds;
+          const withinHold = hold === undefined ? Number.POSITIVE_INFINITY : (hold - lease) / extensions - 1;
+          const extension = Math.max(
+            session.caps.leaseSeconds.min,
+            1,
+            Math.min(session.lease(extensionSeconds), Math.floor(withinHold)),
+          );
           const envelope = session.envelope('extended');
           await session.queue.publish({ envelope });
           const [delivery] = await session.receive(1, lease);

@@ -30,6 +30,13 @@ export const RESERVED_ATTRIBUTES = 2;
 /** Attributes are small transport metadata (trace ids, tenant), not a second payload. */
 export const MAX_ATTRIBUTES = PROVIDER_ATTRIBUTES - RESERVED_ATTRIBUTES;
 
+/**
+ * The most bytes queueport's own attributes (the delay bridge's, the trace context) add to a
+ * message's attribute names and values. A driver whose provider bounds attributes declares its
+ * `maxAttributeBytes` less this, so the Queue's additions always fit.
+ */
+export const RESERVED_ATTRIBUTE_BYTES = 256;
+
 /** Attribute names with these prefixes belong to providers and to queueport itself. */
 export const RESERVED_ATTRIBUTE_PREFIX = /^(aws\.|amazon\.|queueport\.)/i;
 

@@ -17,6 +17,7 @@ import {
   PROVIDER_ATTRIBUTES,
   type PublishOutcome,
   QueueError,
+  RESERVED_ATTRIBUTE_BYTES,
   type ReceiveRequest,
   type ReleaseEntry,
   type SettleOutcome,
@@ -48,6 +49,16 @@ export interface MemoryDriverOptions {
    * bridge that forgot one fails loudly.
    */
   nativeMaxDelaySeconds?: number;
+  /**
+   * Imitates a provider that ends a hold on its own (SQS: 12 hours from the receive): an
+   * extension past this many seconds from the receive is refused, as the provider would.
+   */
+  maxHoldSeconds?: number;
+  /**
+   * Imitates a provider that bounds attributes apart from the body (RabbitMQ's headers fit one
+   * frame): a publish whose attribute names and values take more bytes is refused.
+   */
+  maxAttributeBytes?: number;
 }
 
 /**
@@ -89,7 +100,9 @@ export class MemoryDriver implements Driver {
       dedupe: dedupe.kind === 'none' ? dedupe : { reportsDuplicates: true, ...dedupe },
       ordering: options.ordering ?? 'fifo-per-group',
       leaseExtension: true,
-      leaseSeconds: { min: 0, max: 43_200 },
+      leaseSeconds: { min: 0, max: Math.min(43_200, options.maxHoldSeconds ?? 43_200) },
+      ...(options.maxHoldSeconds === undefined ? {} : { maxHoldSeconds: options.maxHoldSeconds }),
+      ...(options.maxAttributeBytes === undefined ? {} : { maxAttributeBytes: options.maxAttributeBytes }),
       longPollMaxSeconds: MAX_LONG_POLL_SECONDS,
       receiveCount: true,
       retentionSeconds: options.retentionSeconds ?? MAX_RETENTION_SECONDS,
@@ -154,7 +167,15 @@ export class MemoryDriver implements Driver {
   async extendLease(entries: readonly ExtendEntry[]): Promise<SettleOutcome[]> {
     return this.#settle(entries, ({ receipt, leaseSeconds }) => {
       const message = this.#leased(receipt, { allowExpired: false });
-      message.visibleAt = this.#clock.now() + leaseSeconds * 1000;
+      const endsAt = this.#clock.now() + leaseSeconds * 1000;
+      const hold = this.capabilities.maxHoldSeconds;
+      if (hold !== undefined && endsAt > message.takenAt + hold * 1000) {
+        throw new QueueError(
+          'INVALID_ARGUMENT',
+          `${this.name} holds a message at most ${hold} s from its receive`,
+        );
+      }
+      message.visibleAt = endsAt;
     });
   }
 
@@ -261,6 +282,7 @@ export class MemoryDriver implements Driver {
       const receipt = randomUUID();
       message.receipt = receipt;
       message.receiveCount++;
+      message.takenAt = now;
       message.visibleAt = now + leaseSeconds * 1000;
       this.#byReceipt.set(receipt, message.messageId);
       taken.push({
@@ -313,6 +335,7 @@ export class MemoryDriver implements Driver {
       groupId: message.groupId,
       enqueuedAt: now,
       visibleAt,
+      takenAt: 0,
       receiveCount: 0,
       receipt: undefined,
     });
@@ -330,9 +353,18 @@ export class MemoryDriver implements Driver {
         `${this.name} carries at most ${PROVIDER_ATTRIBUTES} attributes`,
       );
     }
-    let size = Buffer.byteLength(message.body, 'utf8');
+    let attributeBytes = 0;
     for (const [name, value] of attributes)
-      size += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value, 'utf8');
+      attributeBytes += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value, 'utf8');
+    const maxAttributeBytes = this.capabilities.maxAttributeBytes;
+    // The manifest's figure is the application's share; queueport's own attributes come on top.
+    if (maxAttributeBytes !== undefined && attributeBytes > maxAttributeBytes + RESERVED_ATTRIBUTE_BYTES) {
+      return new QueueError(
+        'PAYLOAD_TOO_LARGE',
+        `${this.name} carries at most ${maxAttributeBytes} attribute bytes`,
+      );
+    }
+    const size = Buffer.byteLength(message.body, 'utf8') + attributeBytes;
     if (size > this.capabilities.maxBodyBytes) {
       return new QueueError(
         'PAYLOAD_TOO_LARGE',

@@ -15,6 +15,8 @@ export const MEMORY_OPTION_BOUNDS = {
   batchMax: { min: 1 },
   maxReceives: { min: 1 },
   nativeMaxDelaySeconds: { min: 1 },
+  maxHoldSeconds: { min: 1 },
+  maxAttributeBytes: { min: 1 },
 } as const satisfies Record<string, WholeNumberBounds>;
 
 /** The orderings a memory queue keeps, each exactly. */

@@ -22,6 +22,8 @@ export const memoryUrls = defineUrlGrammar({
     batchMax: urlOption.integer(BOUNDS.batchMax),
     maxReceives: urlOption.integer(BOUNDS.maxReceives),
     nativeMaxDelaySeconds: urlOption.seconds(BOUNDS.nativeMaxDelaySeconds),
+    maxHoldSeconds: urlOption.seconds(BOUNDS.maxHoldSeconds),
+    maxAttributeBytes: urlOption.integer(BOUNDS.maxAttributeBytes),
   },
   // A typo such as `maxReceive`, or the start of a name such as `retention`, is a near miss.
   nearMiss: (typed, option) => typed.length >= 4 && option.startsWith(typed),

@@ -12,6 +12,8 @@ export interface StoredMessage {
   /** When the message may next be delivered: after its delay, or when its lease runs out. */
   visibleAt: number;
   receiveCount: number;
+  /** When the latest delivery was taken: its extensions end by this plus `maxHoldSeconds`. */
+  takenAt: number;
   /** The receipt of the latest delivery; cleared by release. */
   receipt: string | undefined;
 }

@@ -158,6 +158,8 @@ export function sqsCapabilities(options: ResolvedOptions, facts: QueueFacts): Ca
     ordering: facts.fifo ? 'fifo-per-group' : 'none',
     leaseExtension: true,
     leaseSeconds: { min: 1, max: SQS_MAX_VISIBILITY_SECONDS },
+    // SQS counts the 12 hours from the receive, extensions together (ChangeMessageVisibility).
+    maxHoldSeconds: SQS_MAX_VISIBILITY_SECONDS,
     longPollMaxSeconds: MAX_LONG_POLL_SECONDS,
     receiveCount: true,
     retentionSeconds: facts.retentionSeconds,

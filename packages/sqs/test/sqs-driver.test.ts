@@ -168,6 +168,7 @@ if (!sqsEndpoint) {
         ordering: 'none',
         leaseExtension: true,
         leaseSeconds: { min: 1, max: 43_200 },
+        maxHoldSeconds: 43_200,
         longPollMaxSeconds: 20,
         receiveCount: true,
         retentionSeconds: 3600,

@@ -77,6 +77,15 @@ export interface DeadLetterCapability {
 export interface Capabilities {
   /** Largest encoded envelope plus attributes, in bytes. */
   maxBodyBytes: number;
+  /**
+   * Most bytes of a message's attribute names and values together (UTF-8), where the provider
+   * bounds them apart from the body (RabbitMQ carries them in a header, which must fit one
+   * frame: an oversized one closes the whole connection). Declared net of what queueport adds
+   * (`RESERVED_ATTRIBUTE_BYTES`: trace context, delay-bridge state) and the driver adds. The Queue
+   * refuses a publish past it (PAYLOAD_TOO_LARGE, `details.field: 'attributes'`) before
+   * sending anything. Absent, attributes count only towards `maxBodyBytes`.
+   */
+  maxAttributeBytes?: number;
   delay: DelayCapability;
   dedupe: DedupeCapability;
   ordering: OrderingCapability;
@@ -84,6 +93,14 @@ export interface Capabilities {
   leaseExtension: boolean;
   /** Allowed lease lengths for receive and extension, in seconds. */
   leaseSeconds: { min: number; max: number };
+  /**
+   * Longest one receive may hold a message, its extensions together, counted from the receive
+   * (SQS: 12 hours; RabbitMQ: the broker's `consumer_timeout`, past which it closes the channel
+   * and every lease on it). Absent where extensions may go on for ever. The Queue refuses an
+   * extension that would end past it (INVALID_ARGUMENT, `details.reason: 'max-hold'`), so a
+   * consumer's handler learns that its lease ends instead of the provider ending it unannounced.
+   */
+  maxHoldSeconds?: number;
   /** Longest a receive may wait for a first message (long poll); 0 when the provider cannot wait. */
   longPollMaxSeconds: number;
   /** Whether a delivery reports how many times it was received. */

@@ -49,6 +49,13 @@ export function assertCapabilities(caps: Capabilities, driverName: string): void
   };
   positive(caps.maxBodyBytes, 'maxBodyBytes');
   positive(caps.retentionSeconds, 'retentionSeconds');
+  if (caps.maxAttributeBytes !== undefined) count(caps.maxAttributeBytes, 'maxAttributeBytes');
+  if (caps.maxHoldSeconds !== undefined) {
+    positive(caps.maxHoldSeconds, 'maxHoldSeconds');
+    // A receive's own lease is a hold: one longer than the maximum could never be granted whole.
+    if (caps.maxHoldSeconds < caps.leaseSeconds.max)
+      problems.push('maxHoldSeconds is below leaseSeconds.max');
+  }
   count(caps.batch?.publish, 'batch.publish');
   count(caps.batch?.receive, 'batch.receive');
   count(caps.batch?.settle, 'batch.settle');

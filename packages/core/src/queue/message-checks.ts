@@ -89,6 +89,50 @@ export function checkSize(sizeBytes: number, caps: Capabilities, eventId: string
   }
 }
 
+/** Where the provider bounds attributes apart from the body (`maxAttributeBytes`): checked before anything is sent. */
+export function checkAttributeBytes(
+  attributes: Readonly<Record<string, string>>,
+  caps: Capabilities,
+  eventId: string,
+): void {
+  const max = caps.maxAttributeBytes;
+  if (max === undefined) return;
+  const attributeBytes = messageSizeBytes('', attributes);
+  if (attributeBytes > max) {
+    throw new QueueError(
+      'PAYLOAD_TOO_LARGE',
+      `attributes of event ${eventId} take ${attributeBytes} bytes; this queue carries at most ${max} (names and values, UTF-8)`,
+      { details: { event_id: eventId, field: 'attributes', attributeBytes, maxAttributeBytes: max } },
+    );
+  }
+}
+
+/**
+ * An extension that would end past the hold a receive may keep (`maxHoldSeconds`): refused, so
+ * the handler hears that its lease ends rather than the provider ending it unannounced.
+ */
+export function checkHold(
+  endsAt: number,
+  holdEndsAt: number,
+  caps: Capabilities,
+  leaseSeconds: number,
+): void {
+  if (endsAt <= holdEndsAt) return;
+  const remainingSeconds = Math.max(0, Math.floor((holdEndsAt - (endsAt - leaseSeconds * 1000)) / 1000));
+  throw new QueueError(
+    'INVALID_ARGUMENT',
+    `extendLease(${leaseSeconds}) would hold the message past ${caps.maxHoldSeconds} s from its receive, the most this queue allows; ${remainingSeconds} s remain`,
+    {
+      details: {
+        field: 'leaseSeconds',
+        reason: 'max-hold',
+        maxHoldSeconds: caps.maxHoldSeconds,
+        remainingSeconds,
+      },
+    },
+  );
+}
+
 /** One rule for publish delays and release delays, so a provider swap never changes which pass. */
 export function checkDelay(delaySeconds: unknown, caps: Capabilities, what = 'delay'): number {
   const { maxSeconds, fractional } = caps.delay;

@@ -52,10 +52,12 @@ import type { Delivery } from './delivery';
 import { boundAnswer, type CheckedMessage, checkDriverMessage, MAX_MESSAGE_ID_CHARS } from './driver-answer';
 import { DriverCalls } from './driver-calls';
 import {
+  checkAttributeBytes,
   checkAttributes,
   checkDelay,
   checkDriver,
   checkGroupId,
+  checkHold,
   checkLeaseSeconds,
   checkSize,
   checkWaitSeconds,
@@ -368,6 +370,9 @@ export class Queue<E extends EventMap = AnyEvents>
       const messages = await this.#checkAnswer(answer, maxMessages);
       if (messages === undefined) return [];
       const deliveries = await this.#arrive(messages, startedAt + leaseSeconds * 1000);
+      const hold = caps.maxHoldSeconds;
+      if (hold !== undefined)
+        for (const delivery of deliveries) delivery.holdEndsAt = startedAt + hold * 1000;
       // A pass that held only hops or bad bodies says nothing about what is behind them.
       // Every delivery's payload passed its schema (#arrive), which is what makes the cast true.
       if (deliveries.length > 0 || options.signal?.aborted || ended.aborted) {
@@ -531,6 +536,10 @@ export class Queue<E extends EventMap = AnyEvents>
     }
     const seconds = checkLeaseSeconds(leaseSeconds, this.capabilities);
     const startedAt = this.clock.now();
+    // A lease already run out is for the stale-receipt path to refuse (LEASE_LOST), not the hold.
+    if (startedAt < delivery.leaseExpiresAt) {
+      checkHold(startedAt + seconds * 1000, delivery.holdEndsAt, this.capabilities, seconds);
+    }
     const results = await this.#calls.hold(() =>
       this.#settleMany(
         [delivery],
@@ -599,6 +608,7 @@ export class Queue<E extends EventMap = AnyEvents>
     const { envelope } = prepared;
     const { body, offload } = this.#payloads.plan(envelope, prepared.body);
     const attributes = checkAttributes(attributesInput);
+    checkAttributeBytes(attributes, this.capabilities, envelope.event_id);
     const sizeBytes = messageSizeBytes(body, attributes);
     checkSize(sizeBytes, this.capabilities, envelope.event_id);
     const delaySeconds = checkDelay(delay ?? 0, this.capabilities);

@@ -25,6 +25,8 @@ export class ReceivedDelivery implements Delivery {
   /** Which Queue made it, so a batch settle can refuse another queue's deliveries. */
   readonly settler: DeliverySettler;
   leaseExpiresAt: number;
+  /** Clock time past which no extension may hold it (the manifest's `maxHoldSeconds`). */
+  holdEndsAt = Number.POSITIVE_INFINITY;
   settled = false;
   /** How it was settled, so a consumer can count what a handler settled itself. */
   settledAs: Settlement | undefined = undefined;
