@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import {
+  ABORTED,
+  AbandonedTakes,
   type Capabilities,
   type DeadLetterEntry,
   type Driver,
@@ -13,6 +15,7 @@ import {
   type ReceiveRequest,
   type ReleaseEntry,
   type SettleOutcome,
+  untilAborted,
 } from '@queueport/core/driver';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -73,6 +76,7 @@ export class BullmqDriver implements Driver {
   #stalledChecker: { worker: Worker; intervalMs: number } | undefined;
   #stalledTimer: NodeJS.Timeout | undefined;
   readonly #closing = closingController();
+  readonly #abandoned = new AbandonedTakes();
   readonly #markers: MarkerWait;
   readonly #instance = randomUUID().slice(0, 8);
   #seq = 0;
@@ -178,16 +182,13 @@ export class BullmqDriver implements Driver {
     }
     for (;;) {
       if (signals.some((s) => s.aborted)) return [];
-      const taking = this.#take(lane, request.maxMessages);
-      const taken = await untilAborted(taking, signals);
-      if (taken === ABORTED) {
-        // Jobs the take still locks wait in the lane for the next receive (or go back at close).
-        void taking.then(
-          (held) => lane.putBack(held),
-          () => {},
-        );
-        return [];
-      }
+      // Jobs an abandoned take still locks wait in the lane for the next receive (or go back at close).
+      const taken = await this.#abandoned.unlessAborted(
+        this.#take(lane, request.maxMessages),
+        signals,
+        (held) => lane.putBack(held),
+      );
+      if (taken === undefined) return [];
       if (taken.length > 0) {
         const delivered = await this.#deliver(taken);
         if (delivered.length > 0) return delivered;
@@ -293,6 +294,8 @@ export class BullmqDriver implements Driver {
     this.#closing.abort(new QueueError('CLOSED', `${this.name} driver is closed`));
     clearTimeout(this.#stalledTimer);
     this.#markers.close();
+    // A take abandoned by the abort puts its jobs in the lane; they go back with the rest below.
+    await this.#abandoned.drained();
     const lanes = [...this.#lanes.values()];
     // Jobs fetched ahead go back to the front of the line rather than stall until their lock ends.
     await Promise.allSettled(lanes.map((lane) => lane.returnAll()));
@@ -565,7 +568,6 @@ export class BullmqDriver implements Driver {
   }
 }
 
-const ABORTED = Symbol('aborted');
 const FOREIGN_FLOW = 'it belongs to a BullMQ flow or job scheduler, which queueport does not run';
 /** What #recover is told when BullMQ swallowed its own failure (a job scheduler it could not update). */
 const SCHEDULER_REFUSAL = new Error('BullMQ could not follow the job scheduler fields of a job it took');
@@ -575,28 +577,6 @@ function closingController(): AbortController {
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
   return controller;
-}
-
-/** The promise's value, or ABORTED as soon as a signal fires: a receive never outlasts its abort. */
-function untilAborted<T>(promise: Promise<T>, signals: readonly AbortSignal[]): Promise<T | typeof ABORTED> {
-  if (signals.some((signal) => signal.aborted)) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
-    const done = () => {
-      for (const signal of signals) signal.removeEventListener('abort', onAbort);
-    };
-    promise.then(
-      (value) => {
-        done();
-        resolve(value);
-      },
-      (error: unknown) => {
-        done();
-        reject(error);
-      },
-    );
-  });
 }
 
 /** A lock or connection failure (BullMQ's codes, ioredis's words, a socket code), not the job's fields. */

@@ -69,6 +69,6 @@ export {
 } from './errors';
 export * from './limits';
 export { checkDriverOptions, type DriverOptionsSchema, wholeNumberSchemas } from './options';
-export { ABORTED_RECEIVE_TURNS, AbandonedTakes } from './receive-abort';
+export { ABORTED, ABORTED_RECEIVE_TURNS, AbandonedTakes, untilAborted } from './receive-abort';
 export { MAX_RETRY_AFTER_MS, parseRetryAfterMs, type RetryAfterOptions } from './retry';
 export { type CreateAjvOptions, createAjv, type SchemaOrigin } from './validation';

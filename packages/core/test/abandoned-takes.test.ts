@@ -1,4 +1,4 @@
-import { ABORTED_RECEIVE_TURNS, AbandonedTakes } from '@queueport/core/driver';
+import { ABORTED, ABORTED_RECEIVE_TURNS, AbandonedTakes, untilAborted } from '@queueport/core/driver';
 import { describe, expect, it } from 'vitest';
 
 /** A take the test ends by hand, as a provider's slow answer. */
@@ -96,5 +96,39 @@ describe('AbandonedTakes', () => {
     });
     await takes.drained();
     expect(calls).toBe(0);
+  });
+});
+
+describe("several signals: the receive's own and the driver's closing", () => {
+  it('gives back what a take held when the second signal fires, and drained waits for it', async () => {
+    const takes = new AbandonedTakes();
+    const take = pendingTake<string>();
+    const request = new AbortController();
+    const closing = new AbortController();
+    const givenBack: string[] = [];
+    const answer = takes.unlessAborted(take.promise, [request.signal, undefined, closing.signal], (t) => {
+      givenBack.push(...t);
+    });
+    closing.abort();
+    expect(await settlesWithinRule(answer)).toBe(true);
+    expect(await answer).toBeUndefined();
+    take.resolve(['late']);
+    await takes.drained();
+    expect(givenBack).toEqual(['late']);
+  });
+
+  it('untilAborted answers the value, ABORTED once a signal fired, and the work when none is given', async () => {
+    const quiet = new AbortController();
+    await expect(untilAborted(Promise.resolve(7), [quiet.signal])).resolves.toBe(7);
+    await expect(untilAborted(Promise.resolve(7), [quiet.signal, AbortSignal.abort()])).resolves.toBe(
+      ABORTED,
+    );
+    await expect(untilAborted(Promise.reject(new Error('down')), undefined)).rejects.toThrow('down');
+    const pending = new Promise<number>(() => {});
+    const fired = new AbortController();
+    const racing = untilAborted(pending, fired.signal);
+    fired.abort();
+    expect(await settlesWithinRule(racing)).toBe(true);
+    await expect(racing).resolves.toBe(ABORTED);
   });
 });

@@ -1,3 +1,5 @@
+import { ABORTED, untilAborted } from './until-aborted';
+
 /**
  * How soon a receive must answer once its signal aborts: before the event loop has turned this
  * many times (`setImmediate` turns), with no message. The conformance suite's long-poll property
@@ -15,34 +17,20 @@ export class AbandonedTakes {
   readonly #inFlight = new Set<Promise<unknown>>();
 
   /**
-   * `taking`'s value, or undefined as soon as `signal` aborts (or at once when it already has).
-   * An abandoned take runs on; its messages go to `giveBack`, and a failure there leaves them to
-   * their lease, as a crash would. A take that fails after its receive was abandoned is dropped:
-   * nobody waits for it.
+   * `taking`'s value, or undefined as soon as a signal aborts (or at once when one already has):
+   * the receive's own, and the driver's closing signal where it has one. An abandoned take runs
+   * on; its messages go to `giveBack`, and a failure there leaves them to their lease, as a
+   * crash would. A take that fails after its receive was abandoned is dropped: nobody waits for it.
    */
   async unlessAborted<T>(
     taking: Promise<readonly T[]>,
-    signal: AbortSignal | undefined,
-    giveBack: (taken: readonly T[]) => Promise<unknown>,
+    signals: AbortSignal | readonly (AbortSignal | undefined)[] | undefined,
+    giveBack: (taken: readonly T[]) => unknown,
   ): Promise<T[] | undefined> {
-    if (!signal) return [...(await taking)];
-    if (signal.aborted) {
-      this.#giveBackLater(taking, giveBack);
-      return undefined;
-    }
-    let onAbort!: () => void;
-    const aborted = new Promise<undefined>((resolve) => {
-      onAbort = () => resolve(undefined);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const taken = await Promise.race([taking, aborted]);
-      if (taken !== undefined) return [...taken];
-      this.#giveBackLater(taking, giveBack);
-      return undefined;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
+    const taken = await untilAborted(taking, signals);
+    if (taken !== ABORTED) return [...taken];
+    this.#giveBackLater(taking, giveBack);
+    return undefined;
   }
 
   /** Resolves once every give-back started so far has ended, whatever its outcome. */
@@ -50,10 +38,7 @@ export class AbandonedTakes {
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
-  #giveBackLater<T>(
-    taking: Promise<readonly T[]>,
-    giveBack: (taken: readonly T[]) => Promise<unknown>,
-  ): void {
+  #giveBackLater<T>(taking: Promise<readonly T[]>, giveBack: (taken: readonly T[]) => unknown): void {
     const giving = taking
       .then((taken) => (taken.length > 0 ? giveBack(taken) : undefined))
       .catch(() => undefined)
