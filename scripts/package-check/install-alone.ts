@@ -54,6 +54,7 @@ const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 
   '@queueport/otel': { '@queueport/core': 'dependency' },
   '@queueport/payload-s3': { '@queueport/core': 'dependency' },
   '@queueport/postgres': { '@queueport/core': 'dependency' },
+  '@queueport/rabbitmq': { '@queueport/core': 'dependency' },
   // The embedded defaults (memory, the Infrai simulator) and the suite are what `queueport drill`
   // runs with no configuration; the other adapters are loaded only when a URL names them.
   '@queueport/cli': {
@@ -66,6 +67,7 @@ const QUEUEPORT_DEPENDENCIES: Record<PackageName, Record<string, 'dependency' | 
     '@queueport/bullmq': 'optional peer',
     '@queueport/sqs': 'optional peer',
     '@queueport/postgres': 'optional peer',
+    '@queueport/rabbitmq': 'optional peer',
   },
 };
 /**

@@ -4,7 +4,7 @@ import { redactUrl } from './redact';
 import type { ServiceInfo } from './types';
 
 const USAGE = `usage: node --conditions=@queueport/source --import tsx scripts/test-services/cli.ts [--json] [--check]
-  Makes Redis, PostgreSQL and an SQS-compatible server reachable and prints where they are.
+  Makes Redis, PostgreSQL, RabbitMQ and an SQS-compatible server reachable and prints where they are.
   Without --check it keeps what it started running until Ctrl-C.
   --json   print the connection info as JSON on stdout
   --check  stop again at once; exit 1 if any service is unavailable`;
@@ -22,6 +22,7 @@ function exports(services: ServiceInfo): string[] {
   const vars: [string, string | undefined][] = [
     ['QUEUEPORT_REDIS_URL', services.redisUrl],
     ['QUEUEPORT_POSTGRES_URL', services.postgresUrl],
+    ['QUEUEPORT_RABBITMQ_URL', services.rabbitmqUrl],
     ['QUEUEPORT_SQS_ENDPOINT', services.sqsEndpoint],
   ];
   // Only a URL the user supplied can carry a password, and they already have it.
@@ -42,6 +43,7 @@ const printable = {
   ...services,
   ...(services.redisUrl && { redisUrl: redactUrl(services.redisUrl) }),
   ...(services.postgresUrl && { postgresUrl: redactUrl(services.postgresUrl) }),
+  ...(services.rabbitmqUrl && { rabbitmqUrl: redactUrl(services.rabbitmqUrl) }),
 };
 if (json) process.stdout.write(`${JSON.stringify(printable, null, 2)}\n`);
 else process.stdout.write(`${[...summary, ...exports(services)].join('\n')}\n`);

@@ -1,5 +1,6 @@
 import { messageOf } from './errors';
 import { ensurePostgres } from './postgres';
+import { ensureRabbitmq } from './rabbitmq';
 import { redactUrl } from './redact';
 import { ensureRedis } from './redis';
 import { ensureSqs } from './sqs';
@@ -41,9 +42,10 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
   const env = options.env ?? process.env;
   const redisProbe = probePort(env.QUEUEPORT_REDIS_PROBE_PORT, 6379);
   const postgresProbe = probePort(env.QUEUEPORT_POSTGRES_PROBE_PORT, 5432);
+  const rabbitmqProbe = probePort(env.QUEUEPORT_RABBITMQ_PROBE_PORT, 5672);
 
   // In parallel: moto_server alone takes seconds to boot.
-  const [redis, postgres, sqs] = await Promise.allSettled([
+  const [redis, postgres, sqs, rabbitmq] = await Promise.allSettled([
     need.has('redis')
       ? ensureRedis({ override: env.QUEUEPORT_REDIS_URL || undefined, probePort: redisProbe, log })
       : undefined,
@@ -57,6 +59,9 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
           log,
         })
       : undefined,
+    need.has('rabbitmq')
+      ? ensureRabbitmq({ override: env.QUEUEPORT_RABBITMQ_URL || undefined, probePort: rabbitmqProbe, log })
+      : undefined,
   ]);
 
   const sqsOutcome =
@@ -64,7 +69,10 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
   const sqsInfo = sqsOutcome && 'url' in sqsOutcome ? sqsOutcome : undefined;
   const redisInfo = fulfilledValue(redis);
   const postgresInfo = fulfilledValue(postgres);
-  const ensured = [redisInfo, postgresInfo, sqsInfo].filter((info): info is Ensured => info !== undefined);
+  const rabbitmqInfo = fulfilledValue(rabbitmq);
+  const ensured = [redisInfo, postgresInfo, rabbitmqInfo, sqsInfo].filter(
+    (info): info is Ensured => info !== undefined,
+  );
   const stop = async () => {
     await Promise.allSettled(ensured.map((info) => info.stop()));
   };
@@ -72,6 +80,7 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
   const failures: string[] = [];
   if (redis.status === 'rejected') failures.push(`redis: ${messageOf(redis.reason)}`);
   if (postgres.status === 'rejected') failures.push(`postgres: ${messageOf(postgres.reason)}`);
+  if (rabbitmq.status === 'rejected') failures.push(`rabbitmq: ${messageOf(rabbitmq.reason)}`);
   if (failures.length > 0) {
     await stop();
     throw new Error(`test services unavailable:\n${failures.join('\n')}`);
@@ -79,10 +88,11 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
 
   // Only defined keys: vitest's provide() must be able to serialise this as plain data.
   const services: ServiceInfo = {
-    notes: [redisInfo, postgresInfo, sqsOutcome].flatMap((o) => o?.notes ?? []),
+    notes: [redisInfo, postgresInfo, rabbitmqInfo, sqsOutcome].flatMap((o) => o?.notes ?? []),
   };
   if (redisInfo) services.redisUrl = redisInfo.url;
   if (postgresInfo) services.postgresUrl = postgresInfo.url;
+  if (rabbitmqInfo) services.rabbitmqUrl = rabbitmqInfo.url;
   if (sqsInfo) {
     services.sqsEndpoint = sqsInfo.url;
     services.sqsServer = sqsInfo.how.includes('moto')
@@ -100,6 +110,7 @@ export async function ensureServices(options: EnsureOptions = {}): Promise<Servi
     [
       ['redis', redisInfo],
       ['postgres', postgresInfo],
+      ['rabbitmq', rabbitmqInfo],
       ['sqs', sqsInfo],
     ] as const
   ).flatMap(([name, info]) => (info ? [`${name} ${redactUrl(info.url)} (${info.how})`] : []));

@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import { postgresUsable } from './postgres';
+import { rabbitmqUsable } from './rabbitmq';
 import { redisPing } from './redis';
 import { sqsListQueues } from './sqs-probe';
 
@@ -13,6 +14,10 @@ describe('test services from the global setup', () => {
 
   it('PostgreSQL admits the URL role into its database and runs a query', async () => {
     await expect(postgresUsable(services.postgresUrl)).resolves.toBeUndefined();
+  });
+
+  it('RabbitMQ admits the URL user and opens a channel', async () => {
+    await expect(rabbitmqUsable(services.rabbitmqUrl)).resolves.toBeUndefined();
   });
 
   it('the SQS endpoint answers ListQueues', async (ctx) => {
@@ -29,6 +34,7 @@ describe('test services from the global setup', () => {
   it('test workers inherit the QUEUEPORT_* variables', () => {
     expect(process.env.QUEUEPORT_REDIS_URL).toBe(services.redisUrl);
     expect(process.env.QUEUEPORT_POSTGRES_URL).toBe(services.postgresUrl);
+    expect(process.env.QUEUEPORT_RABBITMQ_URL).toBe(services.rabbitmqUrl);
     expect(process.env.QUEUEPORT_SQS_ENDPOINT).toBe(services.sqsEndpoint);
   });
 });

@@ -10,7 +10,8 @@ export interface ServerSpec {
   /** The server's URL on the free port chosen for it. */
   url(port: number): string;
   args(port: number): string[];
-  env?: NodeJS.ProcessEnv;
+  /** The server's environment, or how it reads on the chosen port (RabbitMQ takes its port there). */
+  env?: NodeJS.ProcessEnv | ((port: number) => NodeJS.ProcessEnv);
   /** True once the server really answers (a protocol-level probe, not an open port). */
   ready(url: string): Promise<boolean>;
   timeoutMs: number;
@@ -26,7 +27,8 @@ export function startServer(spec: ServerSpec): Promise<Ensured> {
   return onFreePort(async (port) => {
     const url = spec.url(port);
     spec.log(`starting ${spec.name} on ${LOCALHOST}:${port}`);
-    const proc = startProcess(spec.name, spec.binary, spec.args(port), spec.env ? { env: spec.env } : {});
+    const env = typeof spec.env === 'function' ? spec.env(port) : spec.env;
+    const proc = startProcess(spec.name, spec.binary, spec.args(port), env ? { env } : {});
     const stop = track(proc);
     try {
       await waitUntil(`${spec.name} did not come up`, () => spec.ready(url), {

@@ -1,9 +1,9 @@
-export type ServiceName = 'redis' | 'postgres' | 'sqs';
+export type ServiceName = 'redis' | 'postgres' | 'sqs' | 'rabbitmq';
 
 /** `external`: QUEUEPORT_SQS_ENDPOINT named it, so what it is stays unknown. */
 export type SqsServerKind = 'moto' | 'local-aws-sqs' | 'external';
 
-export const ALL_SERVICES: readonly ServiceName[] = ['redis', 'postgres', 'sqs'];
+export const ALL_SERVICES: readonly ServiceName[] = ['redis', 'postgres', 'sqs', 'rabbitmq'];
 
 /**
  * Connection info for the test services. Plain data so vitest can hand it to test workers
@@ -13,6 +13,8 @@ export const ALL_SERVICES: readonly ServiceName[] = ['redis', 'postgres', 'sqs']
 export interface ServiceInfo {
   redisUrl?: string;
   postgresUrl?: string;
+  /** An amqp:// URL of a RabbitMQ broker (its guest user on loopback, unless named otherwise). */
+  rabbitmqUrl?: string;
   sqsEndpoint?: string;
   /** Which server answers there, for the gaps each one has (see the SQS package README). */
   sqsServer?: SqsServerKind;
@@ -28,7 +30,7 @@ export interface ServiceInfo {
 }
 
 /** What the vitest global setup provides: it always asks for every service. */
-export type AllServiceInfo = ServiceInfo & { redisUrl: string; postgresUrl: string };
+export type AllServiceInfo = ServiceInfo & { redisUrl: string; postgresUrl: string; rabbitmqUrl: string };
 
 /** One service made reachable: where it is, and how to undo what was done for it. */
 export interface Ensured {

@@ -9,17 +9,18 @@ declare module 'vitest' {
 }
 
 /**
- * Makes Redis, PostgreSQL and (when possible) an SQS-compatible server reachable before any
+ * Makes Redis, PostgreSQL, RabbitMQ and (when possible) an SQS-compatible server reachable before any
  * test runs. Test workers start after this, so they inherit the QUEUEPORT_* variables set here.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const { services, summary, stop } = await ensureServices();
-  if (!services.redisUrl || !services.postgresUrl) {
+  if (!services.redisUrl || !services.postgresUrl || !services.rabbitmqUrl) {
     await stop();
-    throw new Error('ensureServices returned without Redis or PostgreSQL');
+    throw new Error('ensureServices returned without Redis, PostgreSQL or RabbitMQ');
   }
   process.env.QUEUEPORT_REDIS_URL = services.redisUrl;
   process.env.QUEUEPORT_POSTGRES_URL = services.postgresUrl;
+  process.env.QUEUEPORT_RABBITMQ_URL = services.rabbitmqUrl;
   // Set only when it answers, so `if (process.env.QUEUEPORT_SQS_ENDPOINT)` is a reliable guard.
   if (services.sqsEndpoint) process.env.QUEUEPORT_SQS_ENDPOINT = services.sqsEndpoint;
   else delete process.env.QUEUEPORT_SQS_ENDPOINT;
@@ -31,6 +32,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ...services,
     redisUrl: services.redisUrl,
     postgresUrl: services.postgresUrl,
+    rabbitmqUrl: services.rabbitmqUrl,
   });
   for (const line of summary) process.stderr.write(`test services: ${line}\n`);
   return stop;

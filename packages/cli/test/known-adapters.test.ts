@@ -24,7 +24,7 @@ describe('loadAdapter', () => {
   });
 
   it('knows the built-in schemes from the one list, in its order', () => {
-    expect(knownSchemes()).toEqual(['memory', 'infrai', 'bullmq', 'sqs', 'pgqueue']);
+    expect(knownSchemes()).toEqual(['memory', 'infrai', 'bullmq', 'sqs', 'pgqueue', 'rabbitmq']);
   });
 
   it("checks a URL and names its variables by the adapter's own URL rules", async () => {

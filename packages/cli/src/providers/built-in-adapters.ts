@@ -102,4 +102,10 @@ export const BUILT_IN_ADAPTERS: readonly BuiltInAdapter[] = [
     peers: ['pg'],
     load: () => import('@queueport/postgres'),
   },
+  {
+    scheme: 'rabbitmq',
+    packageName: '@queueport/rabbitmq',
+    peers: ['amqplib'],
+    load: () => import('@queueport/rabbitmq'),
+  },
 ];

@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { AdapterRegistry } from '@queueport/core';
+import { afterEach, expect, it } from 'vitest';
+import { waitUntil } from '../../../scripts/test-services/ports';
+import { rabbitmqAdapter } from '../src';
+import { providerUrl, queuesPerFile } from './support/rabbitmq';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const LEASE_SECONDS = 2;
+const registry = new AdapterRegistry([rabbitmqAdapter]);
+const queues = queuesPerFile('crash');
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A worker process (fixtures/hold-forever.ts) that holds what it takes, on the workspace sources. */
+function spawnHolder(url: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@queueport/source',
+      '--import',
+      'tsx',
+      path.join(here, 'fixtures/hold-forever.ts'),
+      url,
+      String(LEASE_SECONDS),
+    ],
+    { cwd: path.resolve(here, '../../..'), stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  cleanups.push(async () => {
+    child.kill('SIGKILL');
+    await exited;
+  });
+  const held: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => held.push(JSON.parse(line).eventId));
+  return {
+    held,
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+it('a worker killed while it holds leases: each message comes back, once, to the next worker, none lost', async () => {
+  const admin = await registry.openAdmin(providerUrl());
+  cleanups.push(() => admin.close());
+  const url = await admin.createQueue({ name: queues.next() });
+  const publisher = await registry.openQueue(url);
+  cleanups.push(() => publisher.close());
+  const ids = ['order_1:paid', 'order_2:paid', 'order_3:paid'];
+  await publisher.publishBatch(
+    ids.map((id) => ({ envelope: { event_id: id, type: 'order.paid', payload: { id } } })),
+  );
+
+  const holder = spawnHolder(url);
+  await waitUntil('the holder took all three', async () => holder.held.length === 3, {
+    timeoutMs: 30_000,
+    intervalMs: 50,
+  });
+  // A live holder extends its leases, so nothing moves while it runs, even past a lease.
+  const next = await registry.openQueue(url);
+  cleanups.push(() => next.close());
+  const deliveries: { eventId: string; receiveCount: number }[] = [];
+  const worker = next.consume(
+    async (delivery) => {
+      deliveries.push({ eventId: delivery.envelope.event_id, receiveCount: delivery.receiveCount });
+    },
+    { leaseSeconds: LEASE_SECONDS, waitSeconds: 1 },
+  );
+  cleanups.push(() => worker.close());
+  await sleep(LEASE_SECONDS * 1000 + 1000);
+  expect(deliveries).toEqual([]);
+
+  await holder.kill();
+  await waitUntil('the dead holder’s messages came back', async () => deliveries.length >= 3, {
+    timeoutMs: 15_000,
+    intervalMs: 50,
+  });
+  // Long enough for a second copy of any of them to show.
+  await sleep(LEASE_SECONDS * 1000 + 1000);
+  // The broker counts the return of a dead connection's deliveries: each was received once before.
+  expect(deliveries.sort((a, b) => a.eventId.localeCompare(b.eventId))).toEqual(
+    ids.map((eventId) => ({ eventId, receiveCount: 2 })),
+  );
+  expect(await admin.stats(url)).toMatchObject({ deadLetters: 0 });
+});

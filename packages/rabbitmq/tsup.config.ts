@@ -1,0 +1,3 @@
+import { packageBuild } from '../../scripts/build/tsup-package';
+
+export default packageBuild(['src/index.ts']);
