@@ -15,6 +15,7 @@ import { ledgerSqliteBatched } from './ledger-sqlite-batched';
 import { postgresConsume10, postgresPublish } from './postgres-queue';
 import { queueOtel } from './queue-otel';
 import { queueVsDriver } from './queue-vs-driver';
+import { rabbitmqConsume10, rabbitmqPublish } from './rabbitmq-queue';
 import { sqsConsume, sqsPublish, sqsReceiveAck } from './sqs-queue';
 
 /**
@@ -44,6 +45,8 @@ export const scenarios: readonly Scenario[] = [
   bullmqConsume50,
   postgresPublish,
   postgresConsume10,
+  rabbitmqPublish,
+  rabbitmqConsume10,
   sqsPublish,
   sqsReceiveAck,
   sqsConsume,

@@ -197,19 +197,20 @@ async function bareInsert(bench: PostgresBench, table: string, chunk: readonly O
   );
 }
 
-function chunks<T>(items: readonly T[]): T[][] {
+function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
-  for (let i = 0; i < items.length; i += PUBLISH_CHUNK) out.push(items.slice(i, i + PUBLISH_CHUNK));
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
 
-/** `work` over every chunk, `inFlight` at a time (1: one after another, as the timed publishes go). */
+/** `work` over every chunk of `size`, `inFlight` at a time (1: one after another, as the timed publishes go). */
 export async function eachChunk<T>(
   items: readonly T[],
   inFlight: number,
   work: (chunk: T[]) => Promise<unknown>,
+  size: number = PUBLISH_CHUNK,
 ): Promise<number> {
-  const pending = chunks(items);
+  const pending = chunks(items, size);
   await Promise.all(
     Array.from({ length: Math.min(inFlight, pending.length) }, async () => {
       for (let chunk = pending.shift(); chunk; chunk = pending.shift()) await work(chunk);
