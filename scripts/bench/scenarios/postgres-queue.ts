@@ -1,16 +1,13 @@
-import type { Queue } from '@queueport/core';
 import { POSTGRES_BATCH } from '@queueport/postgres';
 import { timed } from '../runner';
+import { onFreshQueue } from '../shared/bench-pair';
 import { consumeUntilDone } from '../shared/consume-until-done';
+import { publishThroughQueue } from '../shared/kilobyte-envelopes';
 import {
   bareInsertAll,
   bareSkipLocked,
-  eachChunk,
-  inputs,
   LEASE_SECONDS,
-  onFreshQueue,
   POOL_MAX,
-  type PostgresBench,
   PUBLISH_CHUNK,
   postgresPair,
 } from '../shared/postgres-bench';
@@ -26,16 +23,6 @@ const PUBLISH_REMAINS = `${PORTABLE_LAYER} Beyond the bare INSERT, the adapter's
 
 const CONSUME_REMAINS = `${PORTABLE_LAYER} Beyond the bare loop, the adapter's receive also looks for rows past the queue's receive limit (to move them to dead letters) in the same statement, and each receive waits on the queue's LISTEN connection; the consumer runs one receive loop that asks for its free slots (${RECEIVE_BATCH} here) with its acks coalesced, where the baseline's ${CONCURRENCY} workers each keep a receive or an ack in flight, so the server works on up to ${CONCURRENCY} statements at once for the baseline and about two for the subject.`;
 
-/** The envelopes one side publishes, and their publishing through the Queue in chunks of the adapter's batch. */
-function queueSide(bench: PostgresBench, label: string) {
-  const envelopes = inputs(label, bench.messages).map((envelope) => ({ envelope }));
-  return {
-    envelopes,
-    publishAll: (queue: Queue, inFlight = 1) =>
-      eachChunk(envelopes, inFlight, (chunk) => queue.publishBatch(chunk)),
-  };
-}
-
 /** The whole port over PostgreSQL: what an application sees, the portable Queue's own work included. */
 export const postgresPublish = postgresPair(
   {
@@ -49,8 +36,8 @@ export const postgresPublish = postgresPair(
   },
   (bench) => ({
     subject: (label) => {
-      const side = queueSide(bench, label);
-      return onFreshQueue(bench, (queue) => timed(() => side.publishAll(queue)));
+      const publishAll = publishThroughQueue(label, bench.messages, PUBLISH_CHUNK);
+      return onFreshQueue(bench, (queue) => timed(() => publishAll(queue)));
     },
     baseline: bareInsertAll(bench),
   }),
@@ -68,10 +55,10 @@ export const postgresConsume10 = postgresPair(
   },
   (bench) => ({
     subject: (label) => {
-      const side = queueSide(bench, label);
+      const publishAll = publishThroughQueue(label, bench.messages, PUBLISH_CHUNK);
       return onFreshQueue(bench, async (queue) => {
         // Filled as the baseline's table is, 10 batches in flight: the pool's connections open here, untimed.
-        const total = await side.publishAll(queue, POOL_MAX);
+        const total = await publishAll(queue, POOL_MAX);
         return timed(() =>
           consumeUntilDone(queue, total, { concurrency: CONCURRENCY, leaseSeconds: LEASE_SECONDS }),
         );

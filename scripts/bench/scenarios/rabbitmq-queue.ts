@@ -1,15 +1,13 @@
-import type { Queue } from '@queueport/core';
 import { RABBITMQ_BATCH } from '@queueport/rabbitmq';
 import { timed } from '../runner';
+import { onFreshQueue } from '../shared/bench-pair';
 import { consumeUntilDone } from '../shared/consume-until-done';
-import { eachChunk, inputs } from '../shared/postgres-bench';
+import { publishThroughQueue } from '../shared/kilobyte-envelopes';
 import {
   bareConfirmedPublish,
   bareConsume,
   LEASE_SECONDS,
-  onFreshQueue,
   PUBLISH_CHUNK,
-  type RabbitmqBench,
   rabbitmqPair,
 } from '../shared/rabbitmq-bench';
 
@@ -21,15 +19,6 @@ const PORTABLE_LAYER = `The portable Queue's own work per message, measured over
 const PUBLISH_REMAINS = `${PORTABLE_LAYER} The broker work is the same on both sides (one persistent message and its confirm each, the same headers, chunks of ${PUBLISH_CHUNK}); at about 200 µs of broker time per message the portable layer is under a tenth, so the pair sits at the target and moves with the broker's fsyncs.`;
 
 const CONSUME_REMAINS = `${PORTABLE_LAYER} The gap is by design: the driver takes with basic.get, one round trip per message and, on a quorum queue, one Raft command with its log write each, where the baseline's consumer has ${CONCURRENCY} deliveries pushed ahead. A prefetching consumer would be handed messages no receive asked for, and a quorum queue counts each one given back as a delivery, so receive counts (and the redrive by count) would rise for receives nobody saw; the long poll uses a one-message consumer only while the queue is empty. A consumer-mode driver that keeps prefetched deliveries as its own leases (giving back only on close) would close most of the gap; it is not built.`;
-
-/** The envelopes one side publishes, and their publishing through the Queue in chunks of the adapter's batch. */
-function queueSide(bench: RabbitmqBench, label: string) {
-  const envelopes = inputs(label, bench.messages).map((envelope) => ({ envelope }));
-  return {
-    publishAll: (queue: Queue, inFlight = 1) =>
-      eachChunk(envelopes, inFlight, (chunk) => queue.publishBatch(chunk), PUBLISH_CHUNK),
-  };
-}
 
 /** The whole port over RabbitMQ: what an application sees, the portable Queue's own work included. */
 export const rabbitmqPublish = rabbitmqPair(
@@ -44,8 +33,8 @@ export const rabbitmqPublish = rabbitmqPair(
   },
   (bench) => ({
     subject: (label) => {
-      const side = queueSide(bench, label);
-      return onFreshQueue(bench, (queue) => timed(() => side.publishAll(queue)));
+      const publishAll = publishThroughQueue(label, bench.messages, PUBLISH_CHUNK);
+      return onFreshQueue(bench, (queue) => timed(() => publishAll(queue)));
     },
     baseline: bareConfirmedPublish(bench),
   }),
@@ -63,10 +52,10 @@ export const rabbitmqConsume10 = rabbitmqPair(
   },
   (bench) => ({
     subject: (label) => {
-      const side = queueSide(bench, label);
+      const publishAll = publishThroughQueue(label, bench.messages, PUBLISH_CHUNK);
       return onFreshQueue(bench, async (queue) => {
         // Filled as the baseline's queue is, 10 batches in flight, untimed.
-        const total = await side.publishAll(queue, 10);
+        const total = await publishAll(queue, 10);
         return timed(() =>
           consumeUntilDone(queue, total, { concurrency: CONCURRENCY, leaseSeconds: LEASE_SECONDS }),
         );

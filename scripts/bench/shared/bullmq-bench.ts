@@ -17,6 +17,7 @@ import {
   type Side,
   timed,
 } from '../runner';
+import { benchPair } from './bench-pair';
 import { outgoingMessages } from './fixtures';
 
 /** What `addBulk` and `publishBatch` carry per call: the adapter's own publish batch. */
@@ -144,20 +145,10 @@ export function rawWorker(bench: BullmqBench, concurrency: number): Side {
 }
 
 /** A pair over the shared bench: the sides get it once set up; the scenario skips without Redis. */
-export function bullmqPair(
+export const bullmqPair = (
   text: ScenarioText & OtelAware,
   sides: (bench: BullmqBench) => { subject: Side; baseline: Side },
-): PairScenario {
-  return {
-    kind: 'pair',
-    ...text,
-    async open({ quick }) {
-      const bench = await openBullmqBench(quick);
-      if ('skipped' in bench) return bench;
-      return { detail: benchDetail(bench), ...sides(bench), close: () => bench.close() };
-    },
-  };
-}
+): PairScenario => benchPair(text, openBullmqBench, benchDetail, sides);
 
 /** Runs `work` on a fresh queue of its own, and drops the queue after, whatever happened. */
 export async function onFreshQueue<T>(

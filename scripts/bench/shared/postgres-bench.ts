@@ -5,14 +5,7 @@
  * receive and a DELETE by id and token) as the raw side of every pair.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  AdapterRegistry,
-  type EnvelopeInput,
-  encodeEnvelope,
-  prepareEnvelope,
-  type Queue,
-  type QueueAdmin,
-} from '@queueport/core';
+import { AdapterRegistry, type QueueAdmin } from '@queueport/core';
 import type { OutgoingMessage } from '@queueport/core/driver';
 import { POSTGRES_BATCH, postgresQueueAdapter } from '@queueport/postgres';
 import {
@@ -23,8 +16,9 @@ import {
   type Side,
   timed,
 } from '../runner';
+import { benchPair, type FreshQueues } from './bench-pair';
 import { subjectQueueOptions } from './bench-telemetry';
-import { outgoingMessages } from './fixtures';
+import { eachChunk, encoded } from './kilobyte-envelopes';
 import { driverRequire } from './sqlite';
 
 /** What `publishBatch` and the bare INSERT carry per call: the adapter's own publish batch. */
@@ -33,8 +27,6 @@ export const PUBLISH_CHUNK = POSTGRES_BATCH;
 export const POOL_MAX = 10;
 export const LEASE_SECONDS = 30;
 const DEDUPE_WINDOW_SECONDS = 300;
-/** Bytes of one encoded envelope, give or take the digits of its index. */
-const BODY_BYTES = 1024;
 const POSTGRES_URL = process.env.QUEUEPORT_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** pgqueue URLs name a variable for the password, never the password: this one, in the open's env only. */
 const PASSWORD_ENV = 'QUEUEPORT_BENCH_PGQUEUE_PASSWORD';
@@ -52,45 +44,19 @@ type PgModule = {
   Pool: new (config: { connectionString: string; max?: number; connectionTimeoutMillis?: number }) => PgPool;
 };
 
-function envelope(label: string, i: number, note: string): EnvelopeInput {
-  return {
-    event_id: `bench_${label}_${i}`,
-    type: 'payment.settled',
-    payload: { payment_id: `payment_${i}`, amount: 4200, currency: 'EUR', note },
-  };
-}
-
-/** The note that makes an envelope's encoded body about BODY_BYTES long. */
-const NOTE = (() => {
-  const bare = Buffer.byteLength(encodeEnvelope(prepareEnvelope(envelope('probe', 0, ''))));
-  return 'x'.repeat(Math.max(0, BODY_BYTES - bare));
-})();
-
-/** The bullmq pairs' envelopes with a longer note: about 1 KB each once encoded. */
-export function inputs(label: string, count: number): EnvelopeInput[] {
-  return Array.from({ length: count }, (_, i) => envelope(label, i, NOTE));
-}
-
-/** What the Queue hands the driver for these inputs: the bare side stores the same bodies and keys. */
-export function encoded(label: string, count: number): OutgoingMessage[] {
-  return outgoingMessages(inputs(label, count));
-}
-
 export interface BareTable {
   /** Schema-qualified and quoted. */
   name: string;
   drop(): Promise<void>;
 }
 
-export interface PostgresBench {
+export interface PostgresBench extends FreshQueues {
   /** The bare side's Pool, POOL_MAX connections, kept across rounds. */
   pool: PgPool;
   messages: number;
   /** Bytes of one encoded envelope as the adapter stores it. */
   bodyBytes: number;
   detail: string;
-  /** The portable Queue over a fresh queue, created by the adapter's admin; `drop` closes and deletes it. */
-  freshQueue(): Promise<{ queue: Queue; drop(): Promise<void> }>;
   /** A fresh bare table in the bare scratch schema. */
   freshTable(): Promise<BareTable>;
   close(): Promise<void>;
@@ -197,35 +163,15 @@ async function bareInsert(bench: PostgresBench, table: string, chunk: readonly O
   );
 }
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-/** `work` over every chunk of `size`, `inFlight` at a time (1: one after another, as the timed publishes go). */
-export async function eachChunk<T>(
-  items: readonly T[],
-  inFlight: number,
-  work: (chunk: T[]) => Promise<unknown>,
-  size: number = PUBLISH_CHUNK,
-): Promise<number> {
-  const pending = chunks(items, size);
-  await Promise.all(
-    Array.from({ length: Math.min(inFlight, pending.length) }, async () => {
-      for (let chunk = pending.shift(); chunk; chunk = pending.shift()) await work(chunk);
-    }),
-  );
-  return items.length;
-}
-
 /** The raw side of a publish pair: bare multi-row INSERTs, chunks as large as the adapter's, one at a time. */
 export function bareInsertAll(bench: PostgresBench): Side {
   return async (label) => {
     const table = await bench.freshTable();
     const messages = encoded(label, bench.messages);
     try {
-      return await timed(() => eachChunk(messages, 1, (chunk) => bareInsert(bench, table.name, chunk)));
+      return await timed(() =>
+        eachChunk(messages, PUBLISH_CHUNK, 1, (chunk) => bareInsert(bench, table.name, chunk)),
+      );
     } finally {
       await table.drop();
     }
@@ -241,7 +187,7 @@ export function bareSkipLocked(bench: PostgresBench, workers: number, batch: num
   return async (label): Promise<Sample> => {
     const table = await bench.freshTable();
     const t = table.name;
-    const total = await eachChunk(encoded(label, bench.messages), POOL_MAX, (chunk) =>
+    const total = await eachChunk(encoded(label, bench.messages), PUBLISH_CHUNK, POOL_MAX, (chunk) =>
       bareInsert(bench, t, chunk),
     );
     const receive = `WITH picked AS (SELECT id FROM ${t} WHERE visible_at <= now()
@@ -275,30 +221,7 @@ export function bareSkipLocked(bench: PostgresBench, workers: number, batch: num
 }
 
 /** A pair over the shared bench: the sides get it once set up; the scenario skips without PostgreSQL. */
-export function postgresPair(
+export const postgresPair = (
   text: ScenarioText & OtelAware,
   sides: (bench: PostgresBench) => { subject: Side; baseline: Side },
-): PairScenario {
-  return {
-    kind: 'pair',
-    ...text,
-    async open({ quick }) {
-      const bench = await openPostgresBench(quick);
-      if ('skipped' in bench) return bench;
-      return { detail: bench.detail, ...sides(bench), close: () => bench.close() };
-    },
-  };
-}
-
-/** Runs `work` on a fresh queue of its own, and deletes the queue after, whatever happened. */
-export async function onFreshQueue(
-  bench: PostgresBench,
-  work: (queue: Queue) => Promise<Sample>,
-): Promise<Sample> {
-  const { queue, drop } = await bench.freshQueue();
-  try {
-    return await work(queue);
-  } finally {
-    await drop();
-  }
-}
+): PairScenario => benchPair(text, openPostgresBench, (bench) => bench.detail, sides);

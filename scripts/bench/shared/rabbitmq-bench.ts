@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { AdapterRegistry, type Queue, type QueueAdmin } from '@queueport/core';
+import { AdapterRegistry, type QueueAdmin } from '@queueport/core';
 import type { OutgoingMessage } from '@queueport/core/driver';
 import { RABBITMQ_BATCH, rabbitmqAdapter } from '@queueport/rabbitmq';
 import amqplib from 'amqplib';
@@ -20,8 +20,9 @@ import {
   type Side,
   timed,
 } from '../runner';
+import { benchPair, type FreshQueues } from './bench-pair';
 import { subjectQueueOptions } from './bench-telemetry';
-import { eachChunk, encoded } from './postgres-bench';
+import { eachChunk, encoded } from './kilobyte-envelopes';
 
 /** What `publishBatch` and a bare chunk of confirms carry per call: the adapter's own batch. */
 export const PUBLISH_CHUNK = RABBITMQ_BATCH;
@@ -34,11 +35,9 @@ const redacted = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
 type Connection = Awaited<ReturnType<typeof amqplib.connect>>;
 type ConfirmChannel = Awaited<ReturnType<Connection['createConfirmChannel']>>;
 
-export interface RabbitmqBench {
+export interface RabbitmqBench extends FreshQueues {
   messages: number;
   detail: string;
-  /** The portable Queue over a fresh queue, created by the adapter's admin; `drop` closes and deletes it. */
-  freshQueue(): Promise<{ queue: Queue; drop(): Promise<void> }>;
   /** A fresh quorum queue for the bare side, declared as the adapter declares its own. */
   freshBareQueue(): Promise<{ name: string; drop(): Promise<void> }>;
   /** The bare side's connection, kept across rounds, as the driver keeps its own. */
@@ -160,7 +159,7 @@ function bareSendAll(
   inFlight: number,
 ) {
   const sendChunk = (chunk: OutgoingMessage[]) => Promise.all(chunk.map((m) => confirmed(channel, queue, m)));
-  return eachChunk(messages, inFlight, sendChunk, PUBLISH_CHUNK);
+  return eachChunk(messages, PUBLISH_CHUNK, inFlight, sendChunk);
 }
 
 /** The raw side of a publish pair: bare confirmed sends, chunks as large as the adapter's, one at a time. */
@@ -212,30 +211,7 @@ export function bareConsume(bench: RabbitmqBench, concurrency: number): Side {
 }
 
 /** A pair over the shared bench: the sides get it once set up; the scenario skips without RabbitMQ. */
-export function rabbitmqPair(
+export const rabbitmqPair = (
   text: ScenarioText & OtelAware,
   sides: (bench: RabbitmqBench) => { subject: Side; baseline: Side },
-): PairScenario {
-  return {
-    kind: 'pair',
-    ...text,
-    async open({ quick }) {
-      const bench = await openRabbitmqBench(quick);
-      if ('skipped' in bench) return bench;
-      return { detail: bench.detail, ...sides(bench), close: () => bench.close() };
-    },
-  };
-}
-
-/** Runs `work` on a fresh queue of its own, and deletes the queue after, whatever happened. */
-export async function onFreshQueue(
-  bench: RabbitmqBench,
-  work: (queue: Queue) => Promise<Sample>,
-): Promise<Sample> {
-  const { queue, drop } = await bench.freshQueue();
-  try {
-    return await work(queue);
-  } finally {
-    await drop();
-  }
-}
+): PairScenario => benchPair(text, openRabbitmqBench, (bench) => bench.detail, sides);

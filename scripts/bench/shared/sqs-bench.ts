@@ -19,6 +19,7 @@ import { type EnvelopeInput, Queue } from '@queueport/core';
 import { SqsDriver } from '@queueport/sqs';
 import { ensureServices } from '../../test-services/ensure-services';
 import { type PairScenario, progress, type Sample, type ScenarioText, type Side, timed } from '../runner';
+import { benchPair } from './bench-pair';
 import { subjectQueueOptions } from './bench-telemetry';
 import { drainInLoops } from './drain-loops';
 import { concurrently, outgoingMessages } from './fixtures';
@@ -144,23 +145,13 @@ export function benchDetail(bench: SqsBench, queues: number): string {
  * A pair over the shared bench, each side working through `queues` fresh queues per round; the
  * scenario skips, with the reason, where no SQS server starts.
  */
-export function sqsPair(
+export const sqsPair = (
   text: ScenarioText,
   queues: number,
   sides: (bench: SqsBench) => { subject: Side; baseline: Side },
-): PairScenario {
-  return {
-    kind: 'pair',
-    // Every SQS pair's subject is the portable Queue (`bench.queue`).
-    otel: 'subject',
-    ...text,
-    async open({ quick }) {
-      const bench = await openSqsBench(quick);
-      if ('skipped' in bench) return bench;
-      return { detail: benchDetail(bench, queues), ...sides(bench), close: () => bench.close() };
-    },
-  };
-}
+): PairScenario =>
+  // Every SQS pair's subject is the portable Queue (`bench.queue`).
+  benchPair({ otel: 'subject', ...text }, openSqsBench, (bench) => benchDetail(bench, queues), sides);
 
 /** One sample for the work of several: operations, wall time and CPU time added up. */
 export function sum(samples: readonly Sample[]): Sample {
