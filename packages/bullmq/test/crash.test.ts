@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, openQueue, type Queue } from '@queueport/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Held, type Holder, spawnHolder } from '../../../scripts/crash-holder/holder-process';
 import { waitUntil } from '../../../scripts/test-services/ports';
 import { bullmqAdapter } from '../src';
-import { type Held, type Holder, spawnHolder } from './support/holder-process';
 import { bullmqProviderUrl } from './support/redis';
 
 const LEASE_SECONDS = 2;
@@ -16,6 +17,11 @@ const REDELIVERY_BOUND_MS = 10_000;
 const QUIET_MS = LEASE_SECONDS * 1000 + 1000;
 
 const registry = new AdapterRegistry([bullmqAdapter]);
+/** What the holder process imports: the workspace source of this adapter. */
+const ADAPTER = {
+  module: fileURLToPath(new URL('../src/index.ts', import.meta.url)),
+  exportName: 'bullmqAdapter',
+};
 const cleanups: Array<() => Promise<void>> = [];
 const holders: Holder[] = [];
 
@@ -43,7 +49,7 @@ async function scratchQueue(): Promise<{ url: string; provider: string; publishe
 }
 
 function holder(url: string): Holder {
-  const spawned = spawnHolder(url, LEASE_SECONDS);
+  const spawned = spawnHolder({ adapter: ADAPTER, queueUrl: url, leaseSeconds: LEASE_SECONDS });
   holders.push(spawned);
   return spawned;
 }

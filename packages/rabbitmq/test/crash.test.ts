@@ -1,15 +1,17 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry } from '@queueport/core';
 import { afterEach, expect, it } from 'vitest';
+import { spawnHolder as spawnHolderProcess } from '../../../scripts/crash-holder/holder-process';
 import { waitUntil } from '../../../scripts/test-services/ports';
 import { rabbitmqAdapter } from '../src';
 import { providerUrl, queuesPerFile } from './support/rabbitmq';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+/** What the holder process imports: the workspace source of this adapter. */
+const ADAPTER = {
+  module: fileURLToPath(new URL('../src/index.ts', import.meta.url)),
+  exportName: 'rabbitmqAdapter',
+};
 const LEASE_SECONDS = 2;
 const registry = new AdapterRegistry([rabbitmqAdapter]);
 const queues = queuesPerFile('crash');
@@ -18,34 +20,16 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A worker process (fixtures/hold-forever.ts) that holds what it takes, on the workspace sources. */
+/** A worker process that holds what it takes until it is killed, on the workspace sources. */
 function spawnHolder(url: string) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@queueport/source',
-      '--import',
-      'tsx',
-      path.join(here, 'fixtures/hold-forever.ts'),
-      url,
-      String(LEASE_SECONDS),
-    ],
-    { cwd: path.resolve(here, '../../..'), stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  cleanups.push(async () => {
-    child.kill('SIGKILL');
-    await exited;
+  const holder = spawnHolderProcess({
+    adapter: ADAPTER,
+    queueUrl: url,
+    leaseSeconds: LEASE_SECONDS,
+    concurrency: 3,
   });
-  const held: string[] = [];
-  createInterface({ input: child.stdout }).on('line', (line) => held.push(JSON.parse(line).eventId));
-  return {
-    held,
-    kill: async () => {
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
+  cleanups.push(() => holder.kill());
+  return holder;
 }
 
 it('a worker killed while it holds leases: each message comes back, once, to the next worker, none lost', async () => {
@@ -60,7 +44,7 @@ it('a worker killed while it holds leases: each message comes back, once, to the
   );
 
   const holder = spawnHolder(url);
-  await waitUntil('the holder took all three', async () => holder.held.length === 3, {
+  await waitUntil('the holder took all three', async () => holder.heldSoFar.length === 3, {
     timeoutMs: 30_000,
     intervalMs: 50,
   });
