@@ -6,8 +6,6 @@ export interface Lease {
   readonly link: Link;
   readonly message: Message;
   readonly receiveCount: number;
-  /** When it was handed out: the hold is bounded from here. */
-  readonly heldSince: number;
   timer?: NodeJS.Timeout;
 }
 
@@ -21,7 +19,7 @@ export class LeaseTable {
 
   take(link: Link, message: Message, receiveCount: number, leaseSeconds: number): string {
     const receipt = `${link.generation}.${message.fields.deliveryTag}.${randomUUID()}`;
-    const lease: Lease = { link, message, receiveCount, heldSince: performance.now() };
+    const lease: Lease = { link, message, receiveCount };
     this.#leases.set(receipt, lease);
     this.extend(receipt, lease, leaseSeconds);
     return receipt;

@@ -143,13 +143,7 @@ export class RabbitmqDriver implements port.Driver {
     return entries.map(({ receipt, leaseSeconds }) => {
       const lease = this.#leases.find(receipt);
       if (!lease) return LEASE_LOST;
-      if ((performance.now() - lease.heldSince) / 1000 + leaseSeconds > MAX_HOLD_SECONDS) {
-        const details = { field: 'leaseSeconds', reason: 'max-hold', maxHoldSeconds: MAX_HOLD_SECONDS };
-        return {
-          ok: false,
-          error: new core.QueueError('INVALID_ARGUMENT', `${this.name}: past the max hold`, { details }),
-        };
-      }
+      // The Queue refuses an extension past maxHoldSeconds before it gets here.
       this.#leases.extend(receipt, lease, leaseSeconds);
       return OK;
     });
@@ -237,7 +231,7 @@ export class RabbitmqDriver implements port.Driver {
   }
 
   /** A copy (counting the receives so far) is confirmed before the delivery is acked; refused, it goes back now. */
-  async #moveCopy(lease: Omit<Lease, 'heldSince'>, publish: (stored: wire.Stored) => Promise<void>) {
+  async #moveCopy(lease: Lease, publish: (stored: wire.Stored) => Promise<void>) {
     const { link, message, receiveCount } = lease;
     try {
       await publish({ ...wire.readMessage(message), receivesBefore: receiveCount });
